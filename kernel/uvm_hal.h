@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * uvm_hal.h - the hardware abstraction between the driver core and a GPU.
+ *
+ * DOC: GPU hardware abstraction
+ *
+ * The driver core touches a GPU only through &struct uvm_gpu_ops.  A backend
+ * (the built-in simulated GPU in simgpu/, a real GPU later) provides:
+ *
+ *  - GPU VA spaces: one GPU page-table root per (VA space, GPU), named by a
+ *    small integer "instance" that the GPU writes into every fault entry;
+ *  - page-table updates (map, unmap) and TLB invalidation.  After
+ *    tlb_invalidate() returns, no access that used a translation removed
+ *    before the call is still in flight: the core may then reuse or move the
+ *    physical memory behind it;
+ *  - a replayable fault buffer: the GPU writes fault entries and stalls the
+ *    faulting accesses; the core fetches entries, services them, then replays
+ *    (stalled accesses retry) or cancels (the faulting accesses end with a
+ *    fatal error);
+ *  - copy engines: asynchronous copies and memsets between any two GPU
+ *    physical addresses, completing in submission order, tracked by a
+ *    per-GPU sequence number;
+ *  - vidmem allocation in 2 MiB chunks and the mapping of system pages for
+ *    GPU access (DMA addresses).
+ *
+ * The backend notifies the core with uvm_gpu_fault_notify() when new fault
+ * entries (or an overflow) are pending: the equivalent of the fault
+ * interrupt.
+ *
+ * Locking: the ops may be called concurrently from several threads, except
+ * fault_fetch(), which the core calls from one servicing context per GPU at a
+ * time.  None of the ops sleeps for long; ce_wait() blocks until the copy
+ * engine reaches the given sequence number, which it always does.
+ */
+#ifndef _UVM_HAL_H_
+#define _UVM_HAL_H_
+
+#include <linux/types.h>
+
+struct page;
+struct uvm_gpu;
+struct uvm_va_space;
+
+/**
+ * struct uvm_gpu_va_space - a VA space as one GPU sees it
+ * @gpu:	the GPU
+ * @va_space:	the VA space (core object, opaque to backends)
+ * @instance:	small integer naming this GPU VA space in fault entries,
+ *		assigned by the core before vaspace_create(), unique per GPU
+ * @hw:		backend private: the page-table root
+ *
+ * Owned by the core; backends read @gpu, @instance and own @hw.
+ */
+struct uvm_gpu_va_space {
+	struct uvm_gpu *gpu;
+	struct uvm_va_space *va_space;
+	u32 instance;
+	void *hw;
+};
+
+/* Where a GPU physical address points. */
+enum uvm_aperture {
+	UVM_APERTURE_SYS = 1,	/* system memory, by DMA address */
+	UVM_APERTURE_VID = 2,	/* vidmem of GPU @gpu of the address */
+};
+
+/**
+ * struct uvm_gpu_address - a physical address as GPUs see it
+ * @addr:	DMA address (SYS) or offset into the owner's vidmem (VID)
+ * @aperture:	enum uvm_aperture
+ * @gpu:	for VID, index of the GPU owning the vidmem; an access from
+ *		another GPU is a peer access
+ */
+struct uvm_gpu_address {
+	u64 addr;
+	u16 aperture;
+	u16 gpu;
+};
+
+/* Access types of faults, ordered: a higher one implies the lower ones. */
+enum uvm_fault_access {
+	UVM_FAULT_ACCESS_READ = 1,
+	UVM_FAULT_ACCESS_WRITE = 2,
+	UVM_FAULT_ACCESS_ATOMIC = 3,
+};
+
+/* GPU mapping permissions, ordered like enum uvm_fault_access. */
+enum uvm_prot {
+	UVM_PROT_NONE = 0,
+	UVM_PROT_READ_ONLY = 1,
+	UVM_PROT_READ_WRITE = 2,
+	UVM_PROT_READ_WRITE_ATOMIC = 3,
+};
+
+/**
+ * struct uvm_fault_entry - one replayable fault as fetched from the buffer
+ * @va:		faulting virtual address (byte granular)
+ * @timestamp:	ktime_get_ns() when the GPU wrote the entry
+ * @instance:	GPU VA space instance the access ran in
+ * @access:	enum uvm_fault_access
+ * @client:	GPU unit that faulted (a warp id on the simulated GPU)
+ */
+struct uvm_fault_entry {
+	u64 va;
+	u64 timestamp;
+	u32 instance;
+	u16 access;
+	u16 client;
+};
+
+/* struct uvm_ce_op::type */
+enum uvm_ce_op_type {
+	UVM_CE_COPY = 1,
+	UVM_CE_MEMSET = 2,	/* fill @dst with the 64-bit @value */
+};
+
+/**
+ * struct uvm_ce_op - one copy-engine operation
+ * @type:	enum uvm_ce_op_type
+ * @size:	bytes; page aligned addresses and sizes for the core's uses
+ * @dst:	destination
+ * @src:	source (COPY)
+ * @value:	fill pattern (MEMSET)
+ */
+struct uvm_ce_op {
+	u32 type;
+	u32 size;
+	struct uvm_gpu_address dst;
+	struct uvm_gpu_address src;
+	u64 value;
+};
+
+/**
+ * struct uvm_gpu_ops - what a GPU backend provides to the core
+ *
+ * @vaspace_create: create the page-table root of @gvs (gvs->instance is
+ *	already assigned by the core); may sleep.  Return 0 or -errno.
+ * @vaspace_destroy: free it; all its mappings are gone and no launch uses it.
+ * @map: write @npages consecutive PTEs from @va (page aligned), page i
+ *	pointing at @pages[i], with permission @prot.  Replaces existing PTEs.
+ *	Called in process context under the core's block lock; must not sleep
+ *	for long.  Return 0 or -errno (-ENOMEM for page-table memory).
+ * @unmap: clear @npages PTEs from @va.  Never fails.
+ * @tlb_invalidate: make the page-table updates of [@va, @va + @size)
+ *	visible and wait until no access using an older translation of that
+ *	range is in flight.  May sleep.
+ * @fault_fetch: move up to @max pending fault entries into @entries and
+ *	return how many; *@overflow is set when entries were dropped because
+ *	the buffer was full since the last fetch (their accesses stay stalled
+ *	and fault again after the next replay).
+ * @fault_replay: let every stalled access retry its translation.
+ * @fault_cancel: end, with a fatal error, the accesses of @instance stalled
+ *	on the page of @va whose access type is at least @access.
+ * @ce_submit: queue @count operations on the copy engine; on success set
+ *	*@seqno to the sequence number that completes with the last of them.
+ * @ce_wait: wait until the copy engine has completed @seqno.
+ * @ce_done: true when @seqno has completed.
+ * @vidmem_alloc: allocate a 2 MiB-aligned vidmem chunk of @size bytes,
+ *	set *@addr to its offset.  -ENOMEM when vidmem is exhausted.
+ * @vidmem_free: free a chunk from @vidmem_alloc.
+ * @sysmem_map: make @page accessible to the GPU, set *@dma.
+ * @sysmem_unmap: undo @sysmem_map.
+ */
+struct uvm_gpu_ops {
+	int (*vaspace_create)(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs);
+	void (*vaspace_destroy)(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs);
+
+	int (*map)(struct uvm_gpu_va_space *gvs, u64 va,
+		   const struct uvm_gpu_address *pages, u32 npages,
+		   enum uvm_prot prot);
+	void (*unmap)(struct uvm_gpu_va_space *gvs, u64 va, u32 npages);
+	void (*tlb_invalidate)(struct uvm_gpu_va_space *gvs, u64 va, u64 size);
+
+	u32 (*fault_fetch)(struct uvm_gpu *gpu, struct uvm_fault_entry *entries,
+			   u32 max, bool *overflow);
+	void (*fault_replay)(struct uvm_gpu *gpu);
+	void (*fault_cancel)(struct uvm_gpu *gpu, u32 instance, u64 va,
+			     enum uvm_fault_access access);
+
+	int (*ce_submit)(struct uvm_gpu *gpu, const struct uvm_ce_op *ops,
+			 u32 count, u64 *seqno);
+	void (*ce_wait)(struct uvm_gpu *gpu, u64 seqno);
+	bool (*ce_done)(struct uvm_gpu *gpu, u64 seqno);
+
+	int (*vidmem_alloc)(struct uvm_gpu *gpu, u64 size, u64 *addr);
+	void (*vidmem_free)(struct uvm_gpu *gpu, u64 addr, u64 size);
+
+	int (*sysmem_map)(struct uvm_gpu *gpu, struct page *page, u64 *dma);
+	void (*sysmem_unmap)(struct uvm_gpu *gpu, u64 dma);
+};
+
+/**
+ * struct uvm_gpu_props - what a backend tells the core about a GPU
+ * @name:		marketing name
+ * @uuid:		stable identifier
+ * @vidmem_size:	bytes of vidmem, a multiple of 2 MiB
+ * @fault_buffer_entries: capacity of the replayable fault buffer
+ * @copy_engines:	number of copy engines
+ * @simulated:		the simulated backend
+ */
+struct uvm_gpu_props {
+	const char *name;
+	u8 uuid[16];
+	u64 vidmem_size;
+	u32 fault_buffer_entries;
+	u32 copy_engines;
+	bool simulated;
+};
+
+struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
+				 const struct uvm_gpu_props *props);
+void uvm_gpu_unregister(struct uvm_gpu *gpu);
+void *uvm_gpu_hw(struct uvm_gpu *gpu);
+u32 uvm_gpu_index(struct uvm_gpu *gpu);
+void uvm_gpu_fault_notify(struct uvm_gpu *gpu);
+
+#endif /* _UVM_HAL_H_ */
