@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * uvm_hal.h - the hardware abstraction between the driver core and a GPU.
+ * The hardware abstraction between the driver core and a GPU.
  *
  * DOC: GPU hardware abstraction
  *

@@ -1,15 +1,213 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * uvm_main.c - module entry, /dev/uvm (placeholder while the core lands).
+ * Module entry, /dev/uvm and its ioctls.
+ *
+ * DOC: Overview
+ *
+ * The driver gives GPUs one virtual address space with the CPU.  Its layers,
+ * top to bottom (Documentation/architecture.rst has the picture):
+ *
+ * - this file: the misc device /dev/uvm, open/release/mmap, and the ioctl
+ *   dispatcher (table driven, copy-in of min(user, kernel) size with zero
+ *   extension, copy-out);
+ * - uvm_va_space.c: one VA space per open, bound to the opener's mm;
+ * - uvm_va_range.c: managed ranges (mmap of /dev/uvm) and their VMAs, CPU
+ *   faults;
+ * - uvm_va_block.c: 2 MiB blocks with per-processor residency and mapping
+ *   masks; the migration protocol;
+ * - uvm_fault.c: replayable GPU fault servicing in batches;
+ * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
+ * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
+ *   built-in simulated GPU;
+ * - uvm_test.c: test and simulation ioctls (CONFIG_UVM_TEST).
+ *
+ * Locking: none here; see uvm_lock.h for the order of the others.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/fs.h>
+#include <linux/nospec.h>
+#include <linux/sched/mm.h>
+#include <linux/uaccess.h>
 
-#include "uvm.h"
+#include "simgpu/simgpu.h"
+#include "uvm_fault.h"
+#include "uvm_gpu.h"
+#include "uvm_ioctl.h"
+#include "uvm_va_block.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+
+static_assert(sizeof(struct uvm_ioc_version) == 56);
+static_assert(sizeof(struct uvm_ioc_gpu_info) == 152);
+static_assert(sizeof(struct uvm_ioc_get_counters) == 16);
+
+/**
+ * uvm_check_mm() - is the caller the VA space's process?
+ * @va_space:	the VA space of the file
+ *
+ * Return: 0, or -EPERM for any other mm (fork child, passed descriptor).
+ */
+static int uvm_check_mm(struct uvm_va_space *va_space)
+{
+	return current->mm == va_space->mm ? 0 : -EPERM;
+}
+
+/**
+ * uvm_ioctl_dispatch() - run one ioctl from a table
+ * @table:	commands, indexed by _IOC_NR(cmd) - @base
+ * @count:	entries in @table
+ * @base:	command number of entry 0
+ * @va_space:	the VA space of the file
+ * @cmd:	the command
+ * @arg:	user pointer to the arguments
+ *
+ * The argument size is taken from @cmd: a caller built against an older
+ * (smaller) structure is refused, a newer (larger) one is accepted when its
+ * extra bytes are zero (copy_struct_from_user()).  Out-fields are copied
+ * back on success, and on error for commands whose errors carry results.
+ *
+ * Return: the handler's result, -ENOTTY for unknown commands, -EINVAL for a
+ * short structure, -E2BIG for non-zero bytes past the known structure,
+ * -EFAULT for bad pointers.
+ */
+long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
+			unsigned int base, struct uvm_va_space *va_space,
+			unsigned int cmd, unsigned long arg)
+{
+	u64 args[UVM_IOCTL_MAX_ARGS / sizeof(u64)];
+	void __user *uarg = (void __user *)arg;
+	const struct uvm_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+	size_t usize = _IOC_SIZE(cmd);
+	size_t ksize;
+	int ret;
+
+	if (_IOC_TYPE(cmd) != UVM_IOC_MAGIC || nr < base || nr - base >= count)
+		return -ENOTTY;
+	desc = &table[array_index_nospec(nr - base, count)];
+	if (!desc->handler || _IOC_DIR(desc->cmd) != _IOC_DIR(cmd))
+		return -ENOTTY;
+
+	ksize = _IOC_SIZE(desc->cmd);
+	if (usize < ksize)
+		return -EINVAL;
+	ret = copy_struct_from_user(args, ksize, uarg, usize);
+	if (ret)
+		return ret;
+
+	ret = uvm_check_mm(va_space);
+	if (ret)
+		return ret;
+
+	ret = desc->handler(va_space, args);
+	if (ret && !(desc->flags & UVM_IOCTL_COPYOUT_ON_ERROR))
+		return ret;
+	if (copy_to_user(uarg, args, ksize))
+		return -EFAULT;
+	return ret;
+}
+
+static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_version *args = data;
+
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
+	args->major = UVM_API_VERSION_MAJOR;
+	args->minor = UVM_API_VERSION_MINOR;
+	args->num_gpus = uvm_gpu_count;
+	args->page_size = PAGE_SIZE;
+	args->caps = IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0;
+	return 0;
+}
+
+static int uvm_ioc_gpu_info(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_gpu_info *args = data;
+	struct uvm_gpu *gpu;
+
+	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
+	gpu = uvm_gpu_get(args->gpu_index);
+	if (!gpu)
+		return -ENODEV;
+	uvm_gpu_info(gpu, args);
+	return 0;
+}
+
+static int uvm_ioc_get_counters(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_get_counters *args = data;
+	u64 __user *out = u64_to_user_ptr(args->counters_ptr);
+	u32 i, n = min_t(u32, args->count, UVM_COUNTER_COUNT);
+
+	if (args->flags)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (put_user(atomic64_read(&va_space->counters[i]), &out[i]))
+			return -EFAULT;
+	args->count = UVM_COUNTER_COUNT;
+	return 0;
+}
+
+static const struct uvm_ioctl_desc uvm_ioctls[] = {
+	UVM_IOCTL(0, UVM_IOC_GET_VERSION, uvm_ioc_get_version, 0),
+	UVM_IOCTL(0, UVM_IOC_GPU_INFO, uvm_ioc_gpu_info, 0),
+	UVM_IOCTL(0, UVM_IOC_GET_COUNTERS, uvm_ioc_get_counters, 0),
+};
+
+static long uvm_unlocked_ioctl(struct file *filp, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct uvm_va_space *va_space = filp->private_data;
+
+	if (_IOC_NR(cmd) >= UVM_TEST_IOC_BASE)
+		return uvm_test_ioctl(va_space, cmd, arg);
+	return uvm_ioctl_dispatch(uvm_ioctls, ARRAY_SIZE(uvm_ioctls), 0,
+				  va_space, cmd, arg);
+}
+
+static int uvm_open(struct inode *inode, struct file *filp)
+{
+	struct uvm_va_space *va_space;
+
+	va_space = uvm_va_space_create(inode);
+	if (IS_ERR(va_space))
+		return PTR_ERR(va_space);
+	filp->private_data = va_space;
+	/* CPU mappings of managed ranges live in the VA space's own mapping. */
+	filp->f_mapping = &va_space->mapping;
+	return 0;
+}
+
+static int uvm_release(struct inode *inode, struct file *filp)
+{
+	uvm_va_space_destroy(filp->private_data);
+	return 0;
+}
+
+static int uvm_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct uvm_va_space *va_space = filp->private_data;
+	int ret;
+
+	ret = uvm_check_mm(va_space);
+	if (ret)
+		return ret;
+	return uvm_va_range_mmap(va_space, vma);
+}
 
 static const struct file_operations uvm_fops = {
 	.owner = THIS_MODULE,
+	.open = uvm_open,
+	.release = uvm_release,
+	.mmap = uvm_mmap,
+	.unlocked_ioctl = uvm_unlocked_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
 };
 
 static struct miscdevice uvm_misc = {
@@ -21,15 +219,48 @@ static struct miscdevice uvm_misc = {
 
 static int __init uvm_init(void)
 {
-	return misc_register(&uvm_misc);
+	int ret;
+
+	ret = uvm_fault_params_check();
+	if (ret)
+		return ret;
+	ret = uvm_va_block_init();
+	if (ret)
+		return ret;
+	ret = simgpu_init();
+	if (ret)
+		goto err_block_exit;
+	ret = misc_register(&uvm_misc);
+	if (ret)
+		goto err_simgpu_exit;
+	ret = uvm_gpu_sysfs_add_all(&uvm_misc.this_device->kobj);
+	if (ret)
+		goto err_misc_deregister;
+
+	pr_info("loaded: %u GPU(s), API %u.%u\n", uvm_gpu_count,
+		UVM_API_VERSION_MAJOR, UVM_API_VERSION_MINOR);
+	return 0;
+
+err_misc_deregister:
+	misc_deregister(&uvm_misc);
+err_simgpu_exit:
+	simgpu_exit();
+err_block_exit:
+	uvm_va_block_exit();
+	return ret;
 }
 
 static void __exit uvm_exit(void)
 {
+	uvm_gpu_sysfs_remove_all();
 	misc_deregister(&uvm_misc);
+	simgpu_exit();
+	uvm_va_block_exit();
+	pr_info("unloaded\n");
 }
 
 module_init(uvm_init);
 module_exit(uvm_exit);
 MODULE_LICENSE("Dual MIT/GPL");
 MODULE_DESCRIPTION("Open Unified Virtual Memory driver with simulated GPUs");
+MODULE_VERSION(__stringify(UVM_API_VERSION_MAJOR) "." __stringify(UVM_API_VERSION_MINOR));

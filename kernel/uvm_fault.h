@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Replayable GPU fault servicing.
+ */
+#ifndef _UVM_FAULT_H_
+#define _UVM_FAULT_H_
+
+#include <linux/types.h>
+
+struct uvm_gpu;
+
+int uvm_fault_gpu_init(struct uvm_gpu *gpu);
+void uvm_fault_gpu_deinit(struct uvm_gpu *gpu);
+u32 uvm_fault_batch_size(void);
+int uvm_fault_params_check(void);
+
+#endif /* _UVM_FAULT_H_ */

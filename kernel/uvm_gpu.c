@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * GPU registration, the GPU table and the GPUs' sysfs view.
+ *
+ * DOC: GPUs
+ *
+ * A backend registers each GPU it drives with uvm_gpu_register() at module
+ * load, before /dev/uvm exists, and unregisters it at module exit, after
+ * /dev/uvm is gone and no VA space remains.  The GPU table uvm_gpus[] is
+ * therefore written only while nothing else runs and is read without a lock.
+ *
+ * Each GPU appears in sysfs as /sys/class/misc/uvm/gpuN with its properties
+ * and its counters (faults, duplicates, batches, replays, fatal faults,
+ * overflows, pages copied in and out, vidmem in use).
+ *
+ * Locking: none of its own; the counters are atomics, uvm_pmm has its
+ * own leaf lock, instances is an xarray.
+ */
+#include <linux/err.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "uvm_fault.h"
+#include "uvm_gpu.h"
+
+struct uvm_gpu *uvm_gpus[UVM_MAX_GPUS];
+u32 uvm_gpu_count;
+
+/**
+ * uvm_gpu_register() - make a GPU known to the core
+ * @ops:	backend operations, must stay valid until uvm_gpu_unregister()
+ * @hw:		backend private data, returned by uvm_gpu_hw()
+ * @props:	properties; copied
+ *
+ * Context: module init, process context.
+ * Return: the GPU, or ERR_PTR(-ENOSPC) when the table is full,
+ * ERR_PTR(-EINVAL) for bad properties, ERR_PTR(-ENOMEM).
+ */
+struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
+				 const struct uvm_gpu_props *props)
+{
+	struct uvm_gpu *gpu;
+	int ret;
+
+	if (uvm_gpu_count >= UVM_MAX_GPUS)
+		return ERR_PTR(-ENOSPC);
+	if (!props->vidmem_size || !IS_ALIGNED(props->vidmem_size, UVM_VA_BLOCK_SIZE))
+		return ERR_PTR(-EINVAL);
+
+	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
+	if (!gpu)
+		return ERR_PTR(-ENOMEM);
+
+	gpu->index = uvm_gpu_count;
+	gpu->ops = ops;
+	gpu->hw = hw;
+	gpu->props = *props;
+	strscpy(gpu->name, props->name ? props->name : "GPU", sizeof(gpu->name));
+	gpu->props.name = gpu->name;
+	spin_lock_init(&gpu->pmm.lock);
+	gpu->pmm.total_chunks = props->vidmem_size >> UVM_VA_BLOCK_SHIFT;
+	xa_init_flags(&gpu->instances, XA_FLAGS_ALLOC1);
+
+	ret = uvm_fault_gpu_init(gpu);
+	if (ret) {
+		kfree(gpu);
+		return ERR_PTR(ret);
+	}
+
+	uvm_gpus[uvm_gpu_count++] = gpu;
+	return gpu;
+}
+
+/**
+ * uvm_gpu_unregister() - forget a GPU registered last
+ * @gpu:	the GPU
+ *
+ * GPUs are unregistered in reverse order of registration, at module exit,
+ * when no VA space exists any more.
+ *
+ * Context: module exit, process context.
+ */
+void uvm_gpu_unregister(struct uvm_gpu *gpu)
+{
+	WARN_ON(uvm_gpus[uvm_gpu_count - 1] != gpu);
+	WARN_ON(!xa_empty(&gpu->instances));
+	WARN_ON(gpu->pmm.used_chunks);
+
+	uvm_fault_gpu_deinit(gpu);
+	uvm_gpus[--uvm_gpu_count] = NULL;
+	xa_destroy(&gpu->instances);
+	kfree(gpu);
+}
+
+/**
+ * uvm_gpu_hw() - the backend's private data of a GPU
+ * @gpu:	the GPU
+ *
+ * Return: the @hw passed to uvm_gpu_register().
+ */
+void *uvm_gpu_hw(struct uvm_gpu *gpu)
+{
+	return gpu->hw;
+}
+
+/**
+ * uvm_gpu_index() - a GPU's index
+ * @gpu:	the GPU
+ *
+ * Return: 0-based index; the processor id is index + 1.
+ */
+u32 uvm_gpu_index(struct uvm_gpu *gpu)
+{
+	return gpu->index;
+}
+
+/**
+ * uvm_gpu_info() - fill the GPU_INFO ioctl answer
+ * @gpu:	the GPU
+ * @info:	out; @info->gpu_index is already set
+ */
+void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info)
+{
+	info->flags = gpu->props.simulated ? UVM_GPU_SIMULATED : 0;
+	info->vidmem_size = gpu->props.vidmem_size;
+	info->vidmem_used = uvm_pmm_used_bytes(gpu);
+	info->fault_buffer_entries = gpu->props.fault_buffer_entries;
+	info->fault_batch_size = uvm_fault_batch_size();
+	info->copy_engines = gpu->props.copy_engines;
+	memcpy(info->uuid, gpu->props.uuid, sizeof(info->uuid));
+	strscpy(info->name, gpu->name, sizeof(info->name));
+}
+
+/* sysfs */
+
+/**
+ * struct uvm_gpu_kobj - the sysfs directory of a GPU
+ * @kobj:	/sys/class/misc/uvm/gpuN
+ * @gpu:	the GPU; outlives the directory (removed first at exit)
+ *
+ * Separate from struct uvm_gpu so that the kobject's lifetime rules never
+ * free the GPU.
+ */
+struct uvm_gpu_kobj {
+	struct kobject kobj;
+	struct uvm_gpu *gpu;
+};
+
+static inline struct uvm_gpu *to_uvm_gpu(struct kobject *kobj)
+{
+	return container_of(kobj, struct uvm_gpu_kobj, kobj)->gpu;
+}
+
+static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_uvm_gpu(kobj)->name);
+}
+
+static ssize_t uuid_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", to_uvm_gpu(kobj)->props.uuid);
+}
+
+static ssize_t vidmem_size_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_uvm_gpu(kobj)->props.vidmem_size);
+}
+
+static ssize_t vidmem_used_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", uvm_pmm_used_bytes(to_uvm_gpu(kobj)));
+}
+
+static ssize_t fault_buffer_entries_show(struct kobject *kobj,
+					 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  to_uvm_gpu(kobj)->props.fault_buffer_entries);
+}
+
+static struct kobj_attribute uvm_gpu_attr_name = __ATTR_RO(name);
+static struct kobj_attribute uvm_gpu_attr_uuid = __ATTR_RO(uuid);
+static struct kobj_attribute uvm_gpu_attr_vidmem_size = __ATTR_RO(vidmem_size);
+static struct kobj_attribute uvm_gpu_attr_vidmem_used = __ATTR_RO(vidmem_used);
+static struct kobj_attribute uvm_gpu_attr_fault_buffer_entries =
+	__ATTR_RO(fault_buffer_entries);
+
+/**
+ * struct uvm_gpu_counter_attr - a sysfs file showing one GPU counter
+ * @attr:	the attribute
+ * @counter:	enum uvm_gpu_counter
+ */
+struct uvm_gpu_counter_attr {
+	struct kobj_attribute attr;
+	enum uvm_gpu_counter counter;
+};
+
+static ssize_t uvm_gpu_counter_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	struct uvm_gpu_counter_attr *ca =
+		container_of(attr, struct uvm_gpu_counter_attr, attr);
+
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_uvm_gpu(kobj)->counters[ca->counter]));
+}
+
+#define UVM_GPU_COUNTER_ATTR(_name, _counter)				\
+	static struct uvm_gpu_counter_attr uvm_gpu_attr_##_name = {	\
+		.attr = __ATTR(_name, 0444, uvm_gpu_counter_show, NULL),	\
+		.counter = _counter,					\
+	}
+
+UVM_GPU_COUNTER_ATTR(faults, UVM_GPU_FAULTS);
+UVM_GPU_COUNTER_ATTR(faults_duplicate, UVM_GPU_FAULTS_DUP);
+UVM_GPU_COUNTER_ATTR(fault_batches, UVM_GPU_FAULT_BATCHES);
+UVM_GPU_COUNTER_ATTR(replays, UVM_GPU_REPLAYS);
+UVM_GPU_COUNTER_ATTR(fatal_faults, UVM_GPU_FATAL_FAULTS);
+UVM_GPU_COUNTER_ATTR(fault_overflows, UVM_GPU_FAULT_OVERFLOWS);
+UVM_GPU_COUNTER_ATTR(pages_in, UVM_GPU_PAGES_IN);
+UVM_GPU_COUNTER_ATTR(pages_out, UVM_GPU_PAGES_OUT);
+
+static struct attribute *uvm_gpu_attrs[] = {
+	&uvm_gpu_attr_name.attr,
+	&uvm_gpu_attr_uuid.attr,
+	&uvm_gpu_attr_vidmem_size.attr,
+	&uvm_gpu_attr_vidmem_used.attr,
+	&uvm_gpu_attr_fault_buffer_entries.attr,
+	&uvm_gpu_attr_faults.attr.attr,
+	&uvm_gpu_attr_faults_duplicate.attr.attr,
+	&uvm_gpu_attr_fault_batches.attr.attr,
+	&uvm_gpu_attr_replays.attr.attr,
+	&uvm_gpu_attr_fatal_faults.attr.attr,
+	&uvm_gpu_attr_fault_overflows.attr.attr,
+	&uvm_gpu_attr_pages_in.attr.attr,
+	&uvm_gpu_attr_pages_out.attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(uvm_gpu);
+
+static void uvm_gpu_kobj_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct uvm_gpu_kobj, kobj));
+}
+
+static const struct kobj_type uvm_gpu_ktype = {
+	.release = uvm_gpu_kobj_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = uvm_gpu_groups,
+};
+
+/**
+ * uvm_gpu_sysfs_add_all() - show every registered GPU under @parent
+ * @parent:	the kobject of /dev/uvm's device
+ *
+ * Return: 0 or -errno; on failure nothing is left added.
+ */
+int uvm_gpu_sysfs_add_all(struct kobject *parent)
+{
+	struct uvm_gpu_kobj *gk;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		gk = kzalloc(sizeof(*gk), GFP_KERNEL);
+		if (!gk) {
+			ret = -ENOMEM;
+			goto err_remove_added;
+		}
+		gk->gpu = uvm_gpus[i];
+		ret = kobject_init_and_add(&gk->kobj, &uvm_gpu_ktype, parent,
+					   "gpu%u", i);
+		if (ret) {
+			kobject_put(&gk->kobj);
+			goto err_remove_added;
+		}
+		uvm_gpus[i]->kobj = &gk->kobj;
+	}
+	return 0;
+
+err_remove_added:
+	uvm_gpu_sysfs_remove_all();
+	return ret;
+}
+
+/**
+ * uvm_gpu_sysfs_remove_all() - remove the GPUs' sysfs directories
+ */
+void uvm_gpu_sysfs_remove_all(void)
+{
+	u32 i;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		if (!uvm_gpus[i]->kobj)
+			continue;
+		kobject_put(uvm_gpus[i]->kobj);
+		uvm_gpus[i]->kobj = NULL;
+	}
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * A GPU as the driver core sees it.
+ */
+#ifndef _UVM_GPU_H_
+#define _UVM_GPU_H_
+
+#include <linux/atomic.h>
+#include <linux/kobject.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "uvm.h"
+#include "uvm_hal.h"
+
+struct uvm_fault_service;
+
+/* Per-GPU counters, shown in sysfs. */
+enum uvm_gpu_counter {
+	UVM_GPU_FAULTS,
+	UVM_GPU_FAULTS_DUP,
+	UVM_GPU_FAULT_BATCHES,
+	UVM_GPU_REPLAYS,
+	UVM_GPU_FATAL_FAULTS,
+	UVM_GPU_FAULT_OVERFLOWS,
+	UVM_GPU_PAGES_IN,	/* pages copied into this GPU's vidmem */
+	UVM_GPU_PAGES_OUT,	/* pages copied out of this GPU's vidmem */
+	UVM_GPU_COUNTER_COUNT,
+};
+
+/**
+ * struct uvm_pmm - vidmem usage of a GPU
+ * @lock:	protects @used_chunks; a leaf lock
+ * @used_chunks: 2 MiB chunks allocated by the core
+ * @total_chunks: vidmem size in chunks
+ */
+struct uvm_pmm {
+	spinlock_t lock; /* protects used_chunks */
+	u64 used_chunks;
+	u64 total_chunks;
+};
+
+/**
+ * struct uvm_gpu - one GPU registered by a backend
+ * @index:	position in the GPU table; the processor id is @index + 1
+ * @ops:	the backend's operations
+ * @hw:		backend private data
+ * @props:	what the backend told us (name points to @name)
+ * @name:	copy of the marketing name
+ * @pmm:	vidmem usage
+ * @instances:	instance id -> struct uvm_gpu_va_space, for fault servicing;
+ *		xarray lock; readers use RCU
+ * @instance_next: cyclic allocation cursor of @instances; xarray lock
+ * @fault_wq:	ordered workqueue running @fault_work
+ * @fault_work:	replayable fault servicing
+ * @fault:	servicing state (batch buffers), used only by @fault_work
+ * @counters:	enum uvm_gpu_counter values
+ * @kobj:	/sys/class/misc/uvm/gpuN while shown, else NULL
+ */
+struct uvm_gpu {
+	u32 index;
+	const struct uvm_gpu_ops *ops;
+	void *hw;
+	struct uvm_gpu_props props;
+	char name[64];
+	struct uvm_pmm pmm;
+	struct xarray instances;
+	u32 instance_next;
+	struct workqueue_struct *fault_wq;
+	struct work_struct fault_work;
+	struct uvm_fault_service *fault;
+	atomic64_t counters[UVM_GPU_COUNTER_COUNT];
+	struct kobject *kobj;
+};
+
+/* The table of registered GPUs, filled at module load. */
+extern struct uvm_gpu *uvm_gpus[UVM_MAX_GPUS];
+extern u32 uvm_gpu_count;
+
+static inline struct uvm_gpu *uvm_gpu_get(u32 index)
+{
+	return index < uvm_gpu_count ? uvm_gpus[index] : NULL;
+}
+
+static inline u32 uvm_gpu_processor(const struct uvm_gpu *gpu)
+{
+	return UVM_PROCESSOR_GPU(gpu->index);
+}
+
+static inline void uvm_gpu_count_event(struct uvm_gpu *gpu,
+				       enum uvm_gpu_counter c, u64 n)
+{
+	atomic64_add(n, &gpu->counters[c]);
+}
+
+int uvm_gpu_sysfs_add_all(struct kobject *parent);
+void uvm_gpu_sysfs_remove_all(void);
+void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info);
+
+int uvm_pmm_alloc_chunk(struct uvm_gpu *gpu, u64 *addr);
+void uvm_pmm_free_chunk(struct uvm_gpu *gpu, u64 addr);
+u64 uvm_pmm_used_bytes(struct uvm_gpu *gpu);
+
+#endif /* _UVM_GPU_H_ */

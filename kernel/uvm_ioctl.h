@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Table-driven ioctl dispatch.
+ */
+#ifndef _UVM_IOCTL_H_
+#define _UVM_IOCTL_H_
+
+#include <linux/bits.h>
+#include <linux/errno.h>
+#include <linux/types.h>
+
+struct uvm_va_space;
+
+/* struct uvm_ioctl_desc::flags */
+#define UVM_IOCTL_COPYOUT_ON_ERROR	BIT(0)	/* errors carry out-fields */
+
+/* Largest argument structure of any ioctl. */
+#define UVM_IOCTL_MAX_ARGS	256
+
+/**
+ * struct uvm_ioctl_desc - one ioctl command
+ * @cmd:	the command as the uapi header defines it
+ * @handler:	called with the VA space and a zero-extended kernel copy of
+ *		the arguments; returns 0 or -errno
+ * @flags:	UVM_IOCTL_*
+ * @name:	for debugging
+ */
+struct uvm_ioctl_desc {
+	unsigned int cmd;
+	int (*handler)(struct uvm_va_space *va_space, void *args);
+	unsigned int flags;
+	const char *name;
+};
+
+/* First command number of the test ioctls (uvm_test.h). */
+#define UVM_TEST_IOC_BASE	0x80
+
+/* A table entry, at index _IOC_NR(_cmd) - _base. */
+#define UVM_IOCTL(_base, _cmd, _handler, _flags)			\
+	[_IOC_NR(_cmd) - (_base)] = {					\
+		.cmd = _cmd, .handler = _handler, .flags = _flags,	\
+		.name = #_cmd,						\
+	}
+
+long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
+			unsigned int base, struct uvm_va_space *va_space,
+			unsigned int cmd, unsigned long arg);
+#ifdef CONFIG_UVM_TEST
+long uvm_test_ioctl(struct uvm_va_space *va_space, unsigned int cmd,
+		    unsigned long arg);
+#else
+static inline long uvm_test_ioctl(struct uvm_va_space *va_space,
+				  unsigned int cmd, unsigned long arg)
+{
+	return -ENOTTY;
+}
+#endif
+
+#endif /* _UVM_IOCTL_H_ */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The lock order of the UVM driver.
+ *
+ * DOC: Lock order
+ *
+ * Locks are taken in this order (a lock may be taken while holding the ones
+ * above it, never the ones below).  lockdep enforces it; there is no private
+ * lock tracker.
+ *
+ * 1. ``mm->mmap_lock`` (kernel): held by the kernel around our mmap handler
+ *    (write), vm_ops->close (write, munmap and exit) and the CPU fault
+ *    handlers (read).  GPU fault servicing of managed memory does not take it.
+ * 2. ``uvm_va_space.lock`` (rw_semaphore): the VA space's set of managed
+ *    ranges and of VA blocks.  Read: fault servicing (CPU and GPU), ioctls
+ *    that look things up.  Write: creating and destroying ranges (mmap,
+ *    vm_ops->close) and freeing blocks.
+ * 3. ``uvm_va_block.lock`` (mutex): all residency and mapping state of one
+ *    2 MiB VA block.  Never two blocks at once.
+ * 4. Kernel locks taken inside block operations: ``i_mmap_rwsem`` of the VA
+ *    space's address_space (unmap_mapping_range()), page-table locks
+ *    (vmf_insert_pfn_prot()), the page allocator.
+ * 5. Backend locks, innermost, never held across a call back into the core
+ *    (see kernel/simgpu/): the TLB/page-table lock of a GPU VA space, the
+ *    fault buffer lock, the copy-engine queue lock, the vidmem allocator lock.
+ *
+ * Locks outside the chain:
+ *
+ * - ``uvm_gpu.instances`` (xarray, its own spinlock): instance -> GPU VA
+ *   space, read under RCU by fault servicing.
+ * - ``uvm_gpu.pmm.lock`` (spinlock): the GPU's vidmem usage counters; a leaf.
+ * - The GPU table (uvm_gpus[]) is written only at module init and exit.
+ *
+ * Fault servicing of one GPU runs in one work item at a time (a work item
+ * is not reentrant); it takes 2 then 3 for each VA space and block of the
+ * batch.
+ */
+#ifndef _UVM_LOCK_H_
+#define _UVM_LOCK_H_
+
+#endif /* _UVM_LOCK_H_ */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * 2 MiB VA blocks: per-page residency and mappings.
+ */
+#ifndef _UVM_VA_BLOCK_H_
+#define _UVM_VA_BLOCK_H_
+
+#include <linux/bitmap.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "uvm.h"
+#include "uvm_hal.h"
+
+struct uvm_gpu;
+struct uvm_va_space;
+struct uvm_test_page_state;
+
+#define UVM_PAGES_PER_BLOCK	(UVM_VA_BLOCK_SIZE >> PAGE_SHIFT)
+
+/* A set of pages of one block. */
+struct uvm_page_mask {
+	DECLARE_BITMAP(bits, UVM_PAGES_PER_BLOCK);
+};
+
+/**
+ * struct uvm_va_block_cpu - the CPU's side of a block
+ * @pages:	the CPU page backing each page index, or NULL
+ * @resident:	pages whose valid copy is in @pages
+ * @mapped:	pages with a CPU PTE (at least read)
+ * @mapped_write: pages with a writable CPU PTE
+ */
+struct uvm_va_block_cpu {
+	struct page *pages[UVM_PAGES_PER_BLOCK];
+	struct uvm_page_mask resident;
+	struct uvm_page_mask mapped;
+	struct uvm_page_mask mapped_write;
+};
+
+/**
+ * struct uvm_va_block_gpu - one GPU's side of a block
+ * @chunk:	vidmem offset of the block's 2 MiB chunk (page i at @chunk +
+ *		i pages), valid when @has_chunk
+ * @has_chunk:	a chunk is allocated
+ * @resident:	pages whose valid copy is in the chunk
+ * @mapped:	pages mapped in the GPU's page table with at least read,
+ *		write, atomic permission (index: enum uvm_prot - 1)
+ */
+struct uvm_va_block_gpu {
+	u64 chunk;
+	bool has_chunk;
+	struct uvm_page_mask resident;
+	struct uvm_page_mask mapped[UVM_PROT_READ_WRITE_ATOMIC];
+};
+
+/**
+ * struct uvm_va_block - the state of one 2 MiB-aligned VA region
+ * @va_space:	owner
+ * @start:	first byte, UVM_VA_BLOCK_SIZE aligned
+ * @lock:	protects everything below; see uvm_lock.h
+ * @cpu:	CPU state; @lock
+ * @gpus:	per-GPU state by GPU index, allocated on first use; @lock
+ *
+ * Only the pages of the region that lie in a managed range are ever
+ * populated.  A page resident nowhere reads as zeros on first touch.
+ */
+struct uvm_va_block {
+	struct uvm_va_space *va_space;
+	u64 start;
+	struct mutex lock; /* protects the state below */
+	struct uvm_va_block_cpu cpu;
+	struct uvm_va_block_gpu *gpus[UVM_MAX_GPUS];
+};
+
+/*
+ * struct uvm_va_block_ctx: scratch space of one block operation (copy-engine
+ * operations being built, DMA addresses to release, PTE addresses); defined
+ * in uvm_va_block.c.  One per servicing thread.
+ */
+struct uvm_va_block_ctx;
+
+/**
+ * struct uvm_fault_block_req - the GPU faults of one batch in one block
+ * @pages:	faulted pages
+ * @write:	of those, pages that need write access
+ * @atomic:	of those, pages that need atomic access
+ */
+struct uvm_fault_block_req {
+	struct uvm_page_mask pages;
+	struct uvm_page_mask write;
+	struct uvm_page_mask atomic;
+};
+
+static inline u32 uvm_va_block_page_index(const struct uvm_va_block *block,
+					  u64 addr)
+{
+	return (addr - block->start) >> PAGE_SHIFT;
+}
+
+static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
+					 u32 page)
+{
+	return block->start + ((u64)page << PAGE_SHIFT);
+}
+
+int uvm_va_block_init(void);
+void uvm_va_block_exit(void);
+
+struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void);
+void uvm_va_block_ctx_free(struct uvm_va_block_ctx *ctx);
+
+struct uvm_va_block *uvm_va_block_get_or_create(struct uvm_va_space *va_space,
+						u64 addr);
+struct uvm_va_block *uvm_va_block_lookup(struct uvm_va_space *va_space, u64 addr);
+void uvm_va_block_destroy(struct uvm_va_block *block);
+
+int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
+				    struct uvm_va_block_ctx *ctx,
+				    struct uvm_gpu *gpu,
+				    const struct uvm_fault_block_req *req);
+vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
+					  struct uvm_va_block_ctx *ctx,
+					  struct vm_area_struct *vma, u64 addr,
+					  bool write);
+vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block, u64 addr);
+void uvm_va_block_unmap_pages(struct uvm_va_block *block,
+			      struct uvm_va_block_ctx *ctx, u64 start, u64 end);
+bool uvm_va_block_is_empty(struct uvm_va_block *block);
+void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
+			     struct uvm_test_page_state *state);
+
+#endif /* _UVM_VA_BLOCK_H_ */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Managed ranges: mmap() of /dev/uvm and their VMAs.
+ *
+ * DOC: Managed ranges
+ *
+ * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) of /dev/uvm
+ * creates a managed range.  Its VMA is VM_PFNMAP: the CPU maps the pages the
+ * driver owns, one PTE at a time, from the fault handler; the driver revokes
+ * those PTEs by virtual address through the VA space's own address_space
+ * (the VMA's file offset is set equal to its address).
+ *
+ * Decisions, each tested:
+ *
+ * - the mapping must be MAP_SHARED (a private copy-on-write view of memory
+ *   that lives on GPUs has no meaning), not executable, at offset 0;
+ * - fork(): the child does not inherit managed ranges (VM_DONTCOPY); the
+ *   addresses are unmapped in the child, and the child's ioctls on the
+ *   inherited descriptor fail with -EPERM;
+ * - mremap(): refused (-EINVAL) for moves, growing is impossible
+ *   (VM_DONTEXPAND), shrinking is a partial munmap;
+ * - munmap() of all or part of a range: the kernel zaps the CPU PTEs, then
+ *   ->close() frees the pages of that part on every processor (GPU PTEs are
+ *   revoked first) and shrinks or splits the range.  GPU accesses to the
+ *   unmapped part afterwards are fatal faults;
+ * - mprotect() changes CPU permissions only; GPUs keep read-write access.
+ *
+ * Locking: the range tree is protected by uvm_va_space.lock; mmap and
+ * ->close() run with mmap_lock held for write and take it for write; the
+ * fault handlers run with mmap_lock held for read and take it for read, then
+ * the block lock.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "uvm_va_block.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+
+static inline struct uvm_va_range *to_uvm_va_range(struct interval_tree_node *node)
+{
+	return container_of(node, struct uvm_va_range, node);
+}
+
+/**
+ * uvm_va_range_find() - the managed range containing an address
+ * @va_space:	the VA space; its lock held
+ * @addr:	the address
+ *
+ * Return: the range or NULL.
+ */
+struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr)
+{
+	struct interval_tree_node *node;
+
+	lockdep_assert_held(&va_space->lock);
+
+	node = interval_tree_iter_first(&va_space->ranges, addr, addr);
+	return node ? to_uvm_va_range(node) : NULL;
+}
+
+/**
+ * __uvm_va_range_insert() - add [start, end) to the range tree
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte
+ * @end:	last byte + 1
+ * @gfp:	allocation flags
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int __uvm_va_range_insert(struct uvm_va_space *va_space, u64 start,
+				 u64 end, gfp_t gfp)
+{
+	struct uvm_va_range *range;
+
+	lockdep_assert_held_write(&va_space->lock);
+
+	range = kzalloc(sizeof(*range), gfp);
+	if (!range)
+		return -ENOMEM;
+	range->node.start = start;
+	range->node.last = end - 1;
+	interval_tree_insert(&range->node, &va_space->ranges);
+	return 0;
+}
+
+/**
+ * __uvm_va_range_remove() - remove [start, end) from the range tree
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte
+ * @end:	last byte + 1
+ *
+ * Ranges partly inside are shrunk; a range containing the hole is split.
+ * Cannot fail: ->close() has no way to report an error.
+ */
+static void __uvm_va_range_remove(struct uvm_va_space *va_space, u64 start,
+				  u64 end)
+{
+	struct interval_tree_node *node;
+
+	lockdep_assert_held_write(&va_space->lock);
+
+	while ((node = interval_tree_iter_first(&va_space->ranges, start, end - 1))) {
+		u64 first = node->start, last = node->last;
+
+		interval_tree_remove(node, &va_space->ranges);
+		kfree(to_uvm_va_range(node));
+		if (first < start)
+			__uvm_va_range_insert(va_space, first, start,
+					      GFP_KERNEL | __GFP_NOFAIL);
+		if (last > end - 1)
+			__uvm_va_range_insert(va_space, end, last + 1,
+					      GFP_KERNEL | __GFP_NOFAIL);
+	}
+}
+
+/**
+ * uvm_va_range_unmap() - [start, end) is no longer managed memory
+ * @va_space:	the VA space
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ *
+ * Frees the pages of the range on every processor (revoking GPU mappings
+ * first), frees the blocks left empty, and removes the range.
+ *
+ * Context: process context; takes the VA space lock for write.
+ */
+void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end)
+{
+	unsigned long index;
+	struct uvm_va_block *block;
+	bool empty;
+
+	down_write(&va_space->lock);
+	xa_for_each_range(&va_space->blocks, index, block,
+			  start >> UVM_VA_BLOCK_SHIFT,
+			  (end - 1) >> UVM_VA_BLOCK_SHIFT) {
+		mutex_lock(&block->lock);
+		uvm_va_block_unmap_pages(block, NULL, start, end);
+		empty = uvm_va_block_is_empty(block);
+		mutex_unlock(&block->lock);
+		if (empty) {
+			xa_erase(&va_space->blocks, index);
+			uvm_va_block_destroy(block);
+		}
+	}
+	__uvm_va_range_remove(va_space, start, end);
+	up_write(&va_space->lock);
+}
+
+/* VMA operations */
+
+static void uvm_vma_close(struct vm_area_struct *vma)
+{
+	uvm_va_range_unmap(vma->vm_private_data, vma->vm_start, vma->vm_end);
+}
+
+static int uvm_vma_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+/**
+ * uvm_vma_lock_block() - lock the block of a CPU fault
+ * @vmf:	the fault
+ * @blockp:	out: the block, locked
+ *
+ * Takes the VA space lock for read (released by uvm_vma_unlock_block()).
+ * The waits are killable: a dying task gets SIGBUS, which it never sees.
+ *
+ * Return: 0 or a VM_FAULT_* code.
+ */
+static vm_fault_t uvm_vma_lock_block(struct vm_fault *vmf,
+				     struct uvm_va_block **blockp)
+{
+	struct uvm_va_space *va_space = vmf->vma->vm_private_data;
+	struct uvm_va_block *block;
+
+	if (down_read_killable(&va_space->lock))
+		return VM_FAULT_SIGBUS;
+	block = uvm_va_block_get_or_create(va_space, vmf->address);
+	if (IS_ERR(block)) {
+		up_read(&va_space->lock);
+		return VM_FAULT_OOM;
+	}
+	if (mutex_lock_killable(&block->lock)) {
+		up_read(&va_space->lock);
+		return VM_FAULT_SIGBUS;
+	}
+	*blockp = block;
+	return 0;
+}
+
+static void uvm_vma_unlock_block(struct vm_fault *vmf, struct uvm_va_block *block)
+{
+	struct uvm_va_space *va_space = vmf->vma->vm_private_data;
+
+	mutex_unlock(&block->lock);
+	up_read(&va_space->lock);
+}
+
+static vm_fault_t uvm_vma_fault(struct vm_fault *vmf)
+{
+	struct uvm_va_space *va_space = vmf->vma->vm_private_data;
+	struct uvm_va_block_ctx *ctx;
+	struct uvm_va_block *block;
+	vm_fault_t ret;
+
+	ctx = uvm_va_block_ctx_alloc();
+	if (!ctx)
+		return VM_FAULT_OOM;
+
+	ret = uvm_vma_lock_block(vmf, &block);
+	if (!ret) {
+		ret = uvm_va_block_service_cpu_fault(block, ctx, vmf->vma,
+						     vmf->address,
+						     vmf->flags & FAULT_FLAG_WRITE);
+		uvm_vma_unlock_block(vmf, block);
+	}
+	uvm_va_block_ctx_free(ctx);
+	if (ret == VM_FAULT_NOPAGE)
+		uvm_va_space_count(va_space, UVM_COUNTER_CPU_FAULTS, 1);
+	return ret;
+}
+
+static vm_fault_t uvm_vma_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct uvm_va_block *block;
+	vm_fault_t ret;
+
+	ret = uvm_vma_lock_block(vmf, &block);
+	if (ret)
+		return ret;
+	ret = uvm_va_block_cpu_mkwrite(block, vmf->address);
+	uvm_vma_unlock_block(vmf, block);
+	return ret;
+}
+
+static const struct vm_operations_struct uvm_vm_ops = {
+	.close = uvm_vma_close,
+	.mremap = uvm_vma_mremap,
+	.fault = uvm_vma_fault,
+	.pfn_mkwrite = uvm_vma_pfn_mkwrite,
+};
+
+/**
+ * uvm_va_range_mmap() - create a managed range for a new VMA
+ * @va_space:	the VA space of the file
+ * @vma:	the new VMA
+ *
+ * Context: mmap_lock held for write.
+ * Return: 0, -EINVAL for a private, executable or offset mapping, -ENOMEM.
+ */
+int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC) ||
+	    vma->vm_pgoff)
+		return -EINVAL;
+
+	/* File offsets equal addresses: unmap_mapping_range() works by VA. */
+	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
+	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_private_data = va_space;
+	vma->vm_ops = &uvm_vm_ops;
+
+	down_write(&va_space->lock);
+	ret = __uvm_va_range_insert(va_space, vma->vm_start, vma->vm_end,
+				    GFP_KERNEL_ACCOUNT);
+	up_write(&va_space->lock);
+	return ret;
+}

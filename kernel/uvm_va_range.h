@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Managed ranges created by mmap() of /dev/uvm.
+ */
+#ifndef _UVM_VA_RANGE_H_
+#define _UVM_VA_RANGE_H_
+
+#include <linux/interval_tree.h>
+#include <linux/types.h>
+
+struct uvm_va_space;
+struct vm_area_struct;
+
+/**
+ * struct uvm_va_range - one managed range
+ * @node:	in uvm_va_space.ranges; start and last are the range's first
+ *		and last byte
+ *
+ * A munmap() of part of a range shrinks or splits it.
+ */
+struct uvm_va_range {
+	struct interval_tree_node node;
+};
+
+struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr);
+int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma);
+void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end);
+
+#endif /* _UVM_VA_RANGE_H_ */

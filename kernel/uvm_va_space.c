@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The VA space: one per open of /dev/uvm.
+ *
+ * DOC: VA spaces
+ *
+ * Opening /dev/uvm creates a VA space bound to the opener's mm.  It holds the
+ * managed ranges created by mmap() of the file, the 2 MiB VA blocks that
+ * carry their residency state, one GPU VA space per GPU (a GPU page-table
+ * root, named in fault entries by its instance id), and the counters.
+ *
+ * Ioctls and mmaps are accepted only from the opener's mm: a descriptor
+ * inherited by a fork() child or passed over a socket is refused with -EPERM
+ * and changes nothing.
+ *
+ * Lifetime: the open file holds one reference; GPU fault servicing holds
+ * another while it works on faults of the VA space, found by instance id
+ * under RCU.  Every VMA of a managed range holds a reference on the file, so
+ * when the file is released all ranges are gone already.  Release unpublishes
+ * the instance ids, so no new fault can find the VA space; the last
+ * reference frees the GPU page tables and the memory (after an RCU grace
+ * period: fault servicing reads gpu_va_spaces[] under RCU).
+ *
+ * Locking: uvm_va_space.lock, see uvm_lock.h.  The GPU VA space array is
+ * written only at creation.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "uvm_gpu.h"
+#include "uvm_va_block.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+
+/* Instance ids are allocated cyclically so that stale fault entries of a
+ * destroyed VA space are not mistaken for a new one's.
+ */
+#define UVM_INSTANCE_LIMIT	XA_LIMIT(1, 0xffff)
+
+static void uvm_va_space_free_blocks(struct uvm_va_space *va_space)
+{
+	struct uvm_va_block *block;
+	unsigned long index;
+
+	xa_for_each(&va_space->blocks, index, block) {
+		xa_erase(&va_space->blocks, index);
+		uvm_va_block_destroy(block);
+	}
+	xa_destroy(&va_space->blocks);
+}
+
+/**
+ * uvm_va_space_release_gpus() - destroy the GPU VA spaces' page tables
+ * @va_space:	the VA space
+ * @count:	how many of the GPUs (in index order) got a GPU VA space
+ */
+static void uvm_va_space_release_gpus(struct uvm_va_space *va_space, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		uvm_gpus[i]->ops->vaspace_destroy(uvm_gpus[i],
+						  &va_space->gpu_va_spaces[i]);
+}
+
+/**
+ * uvm_va_space_unpublish() - make fault servicing stop finding a VA space
+ * @va_space:	the VA space
+ * @count:	how many of the GPUs (in index order) have its instance id
+ */
+static void uvm_va_space_unpublish(struct uvm_va_space *va_space, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		xa_erase(&uvm_gpus[i]->instances,
+			 va_space->gpu_va_spaces[i].instance);
+}
+
+/**
+ * uvm_va_space_create() - create the VA space of a new open
+ * @inode:	the device inode, host of the VA space's address_space
+ *
+ * Context: process context (open()), binds to current->mm.
+ * Return: the VA space or ERR_PTR(-errno).
+ */
+struct uvm_va_space *uvm_va_space_create(struct inode *inode)
+{
+	struct uvm_va_space *va_space;
+	u32 i;
+	int ret;
+
+	if (!current->mm)
+		return ERR_PTR(-EPERM);
+
+	va_space = kzalloc(sizeof(*va_space), GFP_KERNEL_ACCOUNT);
+	if (!va_space)
+		return ERR_PTR(-ENOMEM);
+
+	kref_init(&va_space->kref);
+	init_rwsem(&va_space->lock);
+	va_space->ranges = RB_ROOT_CACHED;
+	xa_init(&va_space->blocks);
+	address_space_init_once(&va_space->mapping);
+	va_space->mapping.host = inode;
+	va_space->mapping.a_ops = &empty_aops;
+
+	/*
+	 * Reserve the instance ids first (the backend names its page tables
+	 * by them), publish each GPU VA space only once it is complete.
+	 */
+	for (i = 0; i < uvm_gpu_count; i++) {
+		struct uvm_gpu_va_space *gvs = &va_space->gpu_va_spaces[i];
+		struct uvm_gpu *gpu = uvm_gpus[i];
+
+		gvs->gpu = gpu;
+		gvs->va_space = va_space;
+		ret = xa_alloc_cyclic(&gpu->instances, &gvs->instance, NULL,
+				      UVM_INSTANCE_LIMIT, &gpu->instance_next,
+				      GFP_KERNEL);
+		if (ret < 0)
+			goto err_unpublish;
+		ret = gpu->ops->vaspace_create(gpu, gvs);
+		if (ret) {
+			xa_erase(&gpu->instances, gvs->instance);
+			goto err_unpublish;
+		}
+		xa_store(&gpu->instances, gvs->instance, gvs, GFP_KERNEL);
+	}
+
+	mmgrab(current->mm);
+	va_space->mm = current->mm;
+	return va_space;
+
+err_unpublish:
+	uvm_va_space_unpublish(va_space, i);
+	uvm_va_space_release_gpus(va_space, i);
+	kfree(va_space);
+	return ERR_PTR(ret);
+}
+
+static void uvm_va_space_free(struct kref *kref)
+{
+	struct uvm_va_space *va_space = container_of(kref, struct uvm_va_space, kref);
+
+	uvm_va_space_free_blocks(va_space);
+	uvm_va_space_release_gpus(va_space, uvm_gpu_count);
+	mmdrop(va_space->mm);
+	kfree_rcu(va_space, rcu);
+}
+
+/**
+ * uvm_va_space_put() - drop a reference
+ * @va_space:	the VA space
+ *
+ * Context: process context; the last put frees GPU page tables and may sleep.
+ */
+void uvm_va_space_put(struct uvm_va_space *va_space)
+{
+	kref_put(&va_space->kref, uvm_va_space_free);
+}
+
+/**
+ * uvm_va_space_destroy() - the file is being released
+ * @va_space:	the VA space
+ *
+ * Unpublishes the instance ids so that fault servicing no longer finds the
+ * VA space, removes whatever managed state is left, and drops the file's
+ * reference.
+ *
+ * Context: process context (release()).
+ */
+void uvm_va_space_destroy(struct uvm_va_space *va_space)
+{
+	struct interval_tree_node *node;
+
+	uvm_va_space_unpublish(va_space, uvm_gpu_count);
+
+	/* No VMA is left (each held a file reference); free what remains. */
+	down_write(&va_space->lock);
+	while ((node = interval_tree_iter_first(&va_space->ranges, 0, ULONG_MAX))) {
+		interval_tree_remove(node, &va_space->ranges);
+		kfree(container_of(node, struct uvm_va_range, node));
+	}
+	up_write(&va_space->lock);
+
+	uvm_va_space_put(va_space);
+}
+
+/**
+ * uvm_va_space_get_by_instance() - find the VA space a fault belongs to
+ * @gpu:	the GPU that faulted
+ * @instance:	the instance id from the fault entry
+ *
+ * Context: any; takes a reference the caller drops with uvm_va_space_put().
+ * Return: the VA space, or NULL when it is gone.
+ */
+struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,
+						  u32 instance)
+{
+	struct uvm_gpu_va_space *gvs;
+	struct uvm_va_space *va_space = NULL;
+
+	rcu_read_lock();
+	gvs = xa_load(&gpu->instances, instance);
+	if (gvs && kref_get_unless_zero(&gvs->va_space->kref))
+		va_space = gvs->va_space;
+	rcu_read_unlock();
+	return va_space;
+}
+
+/**
+ * uvm_va_space_gpu_va_space() - a VA space as @gpu sees it
+ * @va_space:	the VA space
+ * @gpu:	the GPU
+ *
+ * Return: the GPU VA space; valid as long as @va_space.
+ */
+struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space,
+						   struct uvm_gpu *gpu)
+{
+	return &va_space->gpu_va_spaces[gpu->index];
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The per-open VA space.
+ */
+#ifndef _UVM_VA_SPACE_H_
+#define _UVM_VA_SPACE_H_
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/rbtree.h>
+#include <linux/rwsem.h>
+#include <linux/xarray.h>
+
+#include "uvm.h"
+#include "uvm_hal.h"
+
+struct mm_struct;
+struct uvm_va_block;
+
+/**
+ * struct uvm_va_space - the address space of one open of /dev/uvm
+ * @kref:	references: the open file, fault servicing in progress
+ * @mm:		the opener's mm (mmgrab()ed); ioctls and mmaps from any other
+ *		mm are refused
+ * @mapping:	address_space of the managed ranges' CPU mappings, so that
+ *		unmap_mapping_range() can revoke CPU PTEs by virtual address
+ *		(file offsets equal virtual addresses in our VMAs)
+ * @lock:	see uvm_lock.h: protects @ranges and @blocks membership
+ * @ranges:	managed ranges, an interval tree by virtual address; @lock
+ * @blocks:	VA block index (address >> 21) -> struct uvm_va_block; the
+ *		xarray's own lock for stores, @lock (write) for erasing
+ * @gpu_va_spaces: one per registered GPU, created at open; constant
+ * @counters:	UVM_COUNTER_* values
+ * @rcu:	deferred free: fault servicing looks us up under RCU
+ */
+struct uvm_va_space {
+	struct kref kref;
+	struct mm_struct *mm;
+	struct address_space mapping;
+	struct rw_semaphore lock; /* ranges, blocks membership */
+	struct rb_root_cached ranges;
+	struct xarray blocks;
+	struct uvm_gpu_va_space gpu_va_spaces[UVM_MAX_GPUS];
+	atomic64_t counters[UVM_COUNTER_COUNT];
+	struct rcu_head rcu;
+};
+
+static inline void uvm_va_space_count(struct uvm_va_space *va_space,
+				      unsigned int counter, u64 n)
+{
+	atomic64_add(n, &va_space->counters[counter]);
+}
+
+struct uvm_va_space *uvm_va_space_create(struct inode *inode);
+void uvm_va_space_destroy(struct uvm_va_space *va_space);
+void uvm_va_space_put(struct uvm_va_space *va_space);
+struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,
+						  u32 instance);
+struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space,
+						   struct uvm_gpu *gpu);
+
+#endif /* _UVM_VA_SPACE_H_ */
