@@ -34,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "uvm_compat.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -262,8 +263,8 @@ int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 
 	/* File offsets equal addresses: unmap_mapping_range() works by VA. */
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
-	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-	vma->vm_flags &= ~VM_MAYEXEC;
+	uvm_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	uvm_vm_flags_clear(vma, VM_MAYEXEC);
 	vma->vm_private_data = va_space;
 	vma->vm_ops = &uvm_vm_ops;
 
