@@ -139,7 +139,8 @@ struct uvm_ce_op {
  * @map: write @npages consecutive PTEs from @va (page aligned), page i
  *	pointing at @pages[i], with permission @prot.  Replaces existing PTEs.
  *	Called in process context under the core's block lock; must not sleep
- *	for long.  Return 0 or -errno (-ENOMEM for page-table memory).
+ *	for long.  Return 0 or -errno (-ENOMEM for page-table memory); on
+ *	failure no PTE has changed.
  * @unmap: clear @npages PTEs from @va.  Never fails.
  * @tlb_invalidate: make the page-table updates of [@va, @va + @size)
  *	visible and wait until no access using an older translation of that
@@ -153,10 +154,14 @@ struct uvm_ce_op {
  *	on the page of @va whose access type is at least @access.
  * @ce_submit: queue @count operations on the copy engine; on success set
  *	*@seqno to the sequence number that completes with the last of them.
+ *	Process context, no spinlock held: may sleep briefly (waiting for the
+ *	engine when memory for the queue is short).
  * @ce_wait: wait until the copy engine has completed @seqno.
  * @ce_done: true when @seqno has completed.
  * @vidmem_alloc: allocate a 2 MiB-aligned vidmem chunk of @size bytes,
- *	set *@addr to its offset.  -ENOMEM when vidmem is exhausted.
+ *	set *@addr to its offset.  -ENOMEM when vidmem is exhausted.  Process
+ *	context; may sleep and reclaim (backing memory is allocated on first
+ *	use), so not under a lock that reclaim takes.
  * @vidmem_free: free a chunk from @vidmem_alloc.
  * @sysmem_map: make @page accessible to the GPU, set *@dma.
  * @sysmem_unmap: undo @sysmem_map.
