@@ -37,7 +37,10 @@
  * performed (an atomic add is never applied twice).  Each access translates
  * through the MMU with &simgpu_vaspace.tlb_sem held for read; a warp keeps
  * the semaphore across accesses but releases it as soon as a writer
- * (tlb_invalidate()) waits, and always before stalling or yielding.
+ * (tlb_invalidate()) waits, and always before stalling or yielding.  While
+ * it holds the semaphore without interruption a warp may reuse its last
+ * translation (a one-entry TLB, &struct simgpu_utlb): the entry dies with
+ * the hold, so an invalidation never leaves it stale.
  *
  * The launcher waits for an op killably, with the launch deadline
  * (``launch_timeout_s``).  On a fatal signal, a timeout or a cancelled
@@ -266,8 +269,46 @@ static void simgpu_warp_piece(struct simgpu_warp *warp, struct page *page,
 }
 
 /**
+ * struct simgpu_utlb - a warp's one-entry TLB
+ * @page:	page of the last translation, NULL when empty
+ * @vpn:	its virtual page number
+ *
+ * Valid only while the warp holds tlb_sem without interruption since the
+ * translation: emptied whenever the warp releases it, so tlb_invalidate()
+ * (which takes tlb_sem for write) never leaves a stale entry in use.  All
+ * accesses of a run have the op's access type, which the entry was checked
+ * against.
+ */
+struct simgpu_utlb {
+	struct page *page;
+	u64 vpn;
+};
+
+/**
+ * simgpu_warp_translate() - translate through the warp's one-entry TLB
+ * @warp: the warp
+ * @utlb: its TLB
+ * @va: virtual address
+ *
+ * Context: warp, under tlb_sem (read).
+ * Return: the page, or NULL on a miss.
+ */
+static struct page *simgpu_warp_translate(struct simgpu_warp *warp,
+					  struct simgpu_utlb *utlb, u64 va)
+{
+	struct simgpu_launch *launch = warp->launch;
+
+	if (utlb->page && utlb->vpn == va >> PAGE_SHIFT)
+		return utlb->page;
+	utlb->page = simgpu_mmu_translate(launch->vs, va, launch->op_access);
+	utlb->vpn = va >> PAGE_SHIFT;
+	return utlb->page;
+}
+
+/**
  * simgpu_warp_access() - perform (the rest of) one access
  * @warp: the warp; @warp->done bytes of the access are already done
+ * @utlb: the warp's TLB
  * @start: virtual address of the access
  * @len: bytes of the access
  * @fault_va: on a miss, set to the address that missed
@@ -275,10 +316,10 @@ static void simgpu_warp_piece(struct simgpu_warp *warp, struct page *page,
  * Context: warp, under tlb_sem (read); does not sleep.
  * Return: true when the access is complete, false on a miss.
  */
-static bool simgpu_warp_access(struct simgpu_warp *warp, u64 start, u32 len,
+static bool simgpu_warp_access(struct simgpu_warp *warp,
+			       struct simgpu_utlb *utlb, u64 start, u32 len,
 			       u64 *fault_va)
 {
-	struct simgpu_launch *launch = warp->launch;
 	struct page *page;
 	u32 piece;
 	u64 va;
@@ -287,7 +328,7 @@ static bool simgpu_warp_access(struct simgpu_warp *warp, u64 start, u32 len,
 		va = start + warp->done;
 		piece = min_t(u64, len - warp->done,
 			      PAGE_SIZE - offset_in_page(va));
-		page = simgpu_mmu_translate(launch->vs, va, launch->op_access);
+		page = simgpu_warp_translate(warp, utlb, va);
 		if (!page) {
 			*fault_va = va;
 			return false;
@@ -332,6 +373,7 @@ static enum simgpu_warp_status simgpu_warp_run(struct simgpu_warp *warp,
 	struct rw_semaphore *tlb_sem = &launch->vs->tlb_sem;
 	u64 deadline = ktime_get_ns() + SIMGPU_WARP_SLICE_NS;
 	enum simgpu_warp_status status = SIMGPU_WARP_DONE;
+	struct simgpu_utlb utlb = { };
 	unsigned int count = 0;
 	u64 start, k;
 	u32 len;
@@ -348,13 +390,14 @@ static enum simgpu_warp_status simgpu_warp_run(struct simgpu_warp *warp,
 			break;
 		}
 		if (rwsem_is_contended(tlb_sem)) {
+			utlb.page = NULL;
 			up_read(tlb_sem);
 			down_read(tlb_sem);
 		}
 		k = simgpu_perm_apply(&launch->perm, warp->next);
 		start = op->address + k * launch->op_stride;
 		len = min_t(u64, op->access_size, op->address + op->length - start);
-		if (!simgpu_warp_access(warp, start, len, fault_va)) {
+		if (!simgpu_warp_access(warp, &utlb, start, len, fault_va)) {
 			status = SIMGPU_WARP_FAULT;
 			break;
 		}

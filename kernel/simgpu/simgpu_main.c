@@ -13,10 +13,12 @@
  * resolved.  The parameters are validated before anything is created and are
  * read-only afterwards.
  *
- * simgpu_exit() tears down in three passes: unregister every GPU (the core
- * guarantees no VA space exists), then drain every workqueue (warps, copy
- * engines), then free.  Freeing only after every GPU is idle matters because
- * a copy or an access of one GPU may target the vidmem of another.
+ * simgpu_exit() tears down in three passes: drain every workqueue (warps,
+ * copy engines; the core guarantees no VA space exists, so nothing new is
+ * queued), then unregister every GPU, then free.  Draining first matters
+ * because the last act of a stalling warp is uvm_gpu_fault_notify() on its
+ * GPU; freeing only after every GPU is idle because a copy or an access of
+ * one GPU may target the vidmem of another.
  *
  * Locking: simgpu_init() and simgpu_exit() run single-threaded.  The index
  * table is written at init (before the core can hand the GPU to any user)
@@ -199,7 +201,7 @@ err_fini_vidmem:
 
 /**
  * simgpu_quiesce() - wait until a GPU executes nothing
- * @sg: the GPU, already unregistered
+ * @sg: the GPU; no launch exists and the core submits no copy anymore
  *
  * Destroys the warp workqueue and the copy engine (both drain first).
  *
@@ -300,7 +302,7 @@ err_free_sg:
 }
 
 /**
- * simgpu_destroy_all() - unregister, drain and free every created GPU
+ * simgpu_destroy_all() - drain, unregister and free every created GPU
  *
  * Context: module init (error path) or exit.
  */
@@ -308,12 +310,13 @@ static void simgpu_destroy_all(void)
 {
 	u32 i;
 
+	/* First drain: a warp's last act may be a fault notification. */
+	for (i = 0; i < simgpu_nr_devs; i++)
+		simgpu_quiesce(simgpu_devs[i]);
 	for (i = simgpu_nr_devs; i-- > 0;) {
 		uvm_gpu_unregister(simgpu_devs[i]->gpu);
 		WRITE_ONCE(simgpu_by_index[simgpu_devs[i]->index], NULL);
 	}
-	for (i = 0; i < simgpu_nr_devs; i++)
-		simgpu_quiesce(simgpu_devs[i]);
 	for (i = 0; i < simgpu_nr_devs; i++) {
 		simgpu_fault_buffer_fini(simgpu_devs[i]);
 		simgpu_vidmem_fini(simgpu_devs[i]);
