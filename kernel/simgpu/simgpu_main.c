@@ -360,10 +360,8 @@ err_destroy_gpus:
 /**
  * simgpu_exit() - unregister and free every simulated GPU
  *
- * The core guarantees that no VA space (hence no launch, mapping or fault
- * servicing) exists anymore.
- *
- * Context: module exit, process context.
+ * Context: module exit, process context; the core guarantees that no VA
+ * space (hence no launch, mapping or fault servicing) exists anymore.
  */
 void simgpu_exit(void)
 {
