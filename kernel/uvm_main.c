@@ -15,6 +15,10 @@
  *   faults;
  * - uvm_va_block.c: 2 MiB blocks with per-processor residency and mapping
  *   masks; the migration protocol;
+ * - uvm_va_block_service.c: what faults, prefetches, discards and advice do
+ *   to a block, by policy;
+ * - uvm_va_policy.c: advice by address range, ADVISE and RANGE_QUERY;
+ * - uvm_migrate.c: prefetch/discard batches, fences;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
@@ -36,13 +40,22 @@
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
+#include "uvm_migrate.h"
 #include "uvm_va_block.h"
+#include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
 static_assert(sizeof(struct uvm_ioc_version) == 56);
 static_assert(sizeof(struct uvm_ioc_gpu_info) == 152);
 static_assert(sizeof(struct uvm_ioc_get_counters) == 16);
+static_assert(sizeof(struct uvm_location) == 8);
+static_assert(sizeof(struct uvm_ioc_advise) == 48);
+static_assert(sizeof(struct uvm_range) == 16);
+static_assert(sizeof(struct uvm_ioc_migrate) == 80);
+static_assert(sizeof(struct uvm_ioc_fence_wait) == 24);
+static_assert(sizeof(struct uvm_ioc_range_query) == 64);
+static_assert(sizeof(struct uvm_ioc_pointer_info) == 56);
 
 /**
  * uvm_check_mm() - is the caller the VA space's process?
@@ -157,6 +170,11 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(0, UVM_IOC_GET_VERSION, uvm_ioc_get_version, 0),
 	UVM_IOCTL(0, UVM_IOC_GPU_INFO, uvm_ioc_gpu_info, 0),
 	UVM_IOCTL(0, UVM_IOC_GET_COUNTERS, uvm_ioc_get_counters, 0),
+	UVM_IOCTL(0, UVM_IOC_ADVISE, uvm_ioc_advise, 0),
+	UVM_IOCTL(0, UVM_IOC_MIGRATE, uvm_ioc_migrate, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(0, UVM_IOC_FENCE_WAIT, uvm_ioc_fence_wait, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(0, UVM_IOC_RANGE_QUERY, uvm_ioc_range_query, 0),
+	UVM_IOCTL(0, UVM_IOC_POINTER_INFO, uvm_ioc_pointer_info, 0),
 };
 
 static long uvm_unlocked_ioctl(struct file *filp, unsigned int cmd,

@@ -1,28 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Residency and mappings of a 2 MiB VA block.
+ * Residency and mappings of a 2 MiB VA block: the mechanism.
  *
  * DOC: VA blocks
  *
  * The managed memory of a VA space is tracked in 2 MiB-aligned blocks of
  * UVM_PAGES_PER_BLOCK pages.  For each processor a block records which pages
- * are resident there (hold a valid copy) and which are mapped, with what
- * permission.  The CPU's copies are ordinary pages allocated one by one;
- * a GPU's copies live in one 2 MiB vidmem chunk per block (page i at chunk +
- * i pages), allocated when the first page becomes resident on that GPU and
+ * have a copy there (are *resident*) and which are mapped, with what
+ * permission and, for GPUs, to whose copy.  The CPU's copies are ordinary
+ * pages allocated one by one (on a chosen NUMA node where policy says so); a
+ * GPU's copies live in one 2 MiB vidmem chunk per block (page i at chunk + i
+ * pages), allocated when the first page becomes resident on that GPU and
  * freed when the last one leaves.
+ *
+ * This file is the mechanism: add copies, drop copies, collapse to one copy,
+ * map and revoke.  uvm_va_block_service.c decides, from the memory policy,
+ * what to do for a fault, a prefetch, a discard or a piece of advice.
  *
  * Invariants, under the block lock:
  *
- * - a page is resident on at most one processor (read duplication comes
- *   with the policy layer);
- * - a processor maps only pages resident on it;
- * - before a page's data leaves a processor, every mapping of it is revoked:
- *   CPU PTEs with unmap_mapping_range(), GPU PTEs with unmap followed by a
- *   TLB invalidate that waits for in-flight accesses.  No processor can read
- *   a stale copy;
- * - a page resident nowhere reads as zeros: the first touch populates it
- *   zero-filled on the touching processor.
+ * - a page with more than one copy (read duplication) is mapped read-only
+ *   everywhere: adding a copy first takes write permission away from every
+ *   mapping of the page, so no copy can diverge;
+ * - every mapping points at a valid copy: before a copy is dropped, every
+ *   mapping of it is revoked -- CPU PTEs with unmap_mapping_range(), GPU
+ *   PTEs with unmap followed by a TLB invalidate that waits for in-flight
+ *   accesses.  No processor ever reads a stale copy;
+ * - before a page's data is copied somewhere, nobody can write it;
+ * - a page resident nowhere reads as zeros: the first touch or prefetch
+ *   populates it zero-filled (copy-engine memset on a GPU, __GFP_ZERO on the
+ *   CPU).
  *
  * Locking: uvm_va_block.lock (mutex) protects all of a block's state; it is
  * taken under uvm_va_space.lock (read or write), never two at once, and is
@@ -32,23 +39,28 @@
 /**
  * DOC: Migration protocol
  *
- * Making pages resident on a processor (block_make_resident()) runs these
- * steps under the block lock, for the pages not yet resident there:
+ * Moving pages to processor D (uvm_va_block_collapse()) runs these steps
+ * under the block lock, for the pages not yet resident on D:
  *
- * 1. allocate the destination: CPU pages, or the GPU's chunk;
- * 2. revoke every mapping of the pages on every processor (CPU PTEs, GPU
- *    PTEs + TLB invalidate);
- * 3. copy each page from where it is resident with the copy engine of the
- *    GPU involved (the destination GPU's for GPU to GPU), zero-fill the
- *    pages resident nowhere, and wait for the copy engine;
- * 4. move the residency bits and free the source copies.
+ * 1. revoke every mapping of those pages on every processor (CPU PTEs, GPU
+ *    PTEs + TLB invalidate), so nobody writes them meanwhile;
+ * 2. allocate the destination: CPU pages, or D's chunk;
+ * 3. copy each page from a processor holding a copy, with the copy engine of
+ *    the GPU involved (the destination's for GPU to GPU); zero-fill the pages
+ *    resident nowhere; wait for the copy engine;
+ * 4. mark the pages resident on D, then drop every other copy (revoking the
+ *    mappings that still point at them) and free it.
  *
- * The caller then maps the pages on the destination processor: a GPU fault
+ * The caller then maps the pages where the policy wants them: a GPU fault
  * writes GPU PTEs before the replay, a CPU fault inserts the CPU PTE.
- * Example: a GPU 0 read of a page the CPU wrote: step 2 zaps the CPU PTE,
+ * Example: a GPU 0 read of a page the CPU wrote: step 1 zaps the CPU PTE,
  * step 3 copies the CPU page into GPU 0's chunk, step 4 frees the CPU page,
  * GPU 0 maps the page and replays; a later CPU read faults, and the same
  * steps bring the page back.
+ *
+ * Adding a read-only copy (uvm_va_block_add_copies()) is steps 2 and 3
+ * after taking write permission away (not the mappings) from the pages'
+ * other processors; no copy is dropped.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -58,6 +70,7 @@
 #include "uvm_gpu.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
+#include "uvm_va_policy.h"
 #include "uvm_va_space.h"
 
 /* Copy-engine operations gathered before a submission. */
@@ -71,7 +84,7 @@
  * @ndma:	entries in @dma
  * @dma:	system pages mapped for @ce_gpu for the gathered operations,
  *		released once they completed
- * @ptes:	physical addresses of the PTEs being written by block_map_gpu()
+ * @ptes:	physical addresses of the PTEs being written
  */
 struct uvm_va_block_ctx {
 	struct uvm_gpu *ce_gpu;
@@ -130,50 +143,24 @@ void uvm_va_block_ctx_free(struct uvm_va_block_ctx *ctx)
 		kmem_cache_free(uvm_va_block_ctx_cache, ctx);
 }
 
-/* Page masks */
-
-static inline bool uvm_page_mask_empty(const struct uvm_page_mask *m)
+/**
+ * uvm_va_block_range_mask() - the pages of a block inside a byte range
+ * @block:	the block
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ * @mask:	out
+ */
+void uvm_va_block_range_mask(const struct uvm_va_block *block, u64 start,
+			     u64 end, struct uvm_page_mask *mask)
 {
-	return bitmap_empty(m->bits, UVM_PAGES_PER_BLOCK);
+	u64 first = max(start, block->start);
+	u64 last = min(end, block->start + UVM_VA_BLOCK_SIZE);
+
+	uvm_page_mask_zero(mask);
+	if (first < last)
+		uvm_page_mask_fill(mask, uvm_va_block_page_index(block, first),
+				   uvm_va_block_page_index(block, last - 1) + 1);
 }
-
-static inline u32 uvm_page_mask_weight(const struct uvm_page_mask *m)
-{
-	return bitmap_weight(m->bits, UVM_PAGES_PER_BLOCK);
-}
-
-static inline bool uvm_page_mask_and(struct uvm_page_mask *dst,
-				     const struct uvm_page_mask *a,
-				     const struct uvm_page_mask *b)
-{
-	return bitmap_and(dst->bits, a->bits, b->bits, UVM_PAGES_PER_BLOCK);
-}
-
-static inline bool uvm_page_mask_andnot(struct uvm_page_mask *dst,
-					const struct uvm_page_mask *a,
-					const struct uvm_page_mask *b)
-{
-	return bitmap_andnot(dst->bits, a->bits, b->bits, UVM_PAGES_PER_BLOCK);
-}
-
-static inline void uvm_page_mask_or(struct uvm_page_mask *dst,
-				    const struct uvm_page_mask *a,
-				    const struct uvm_page_mask *b)
-{
-	bitmap_or(dst->bits, a->bits, b->bits, UVM_PAGES_PER_BLOCK);
-}
-
-static inline bool uvm_page_mask_intersects(const struct uvm_page_mask *a,
-					    const struct uvm_page_mask *b)
-{
-	return bitmap_intersects(a->bits, b->bits, UVM_PAGES_PER_BLOCK);
-}
-
-#define for_each_page_in_mask(page, mask) \
-	for_each_set_bit(page, (mask)->bits, UVM_PAGES_PER_BLOCK)
-
-#define for_each_page_run_in_mask(first, end, mask) \
-	for_each_set_bitrange(first, end, (mask)->bits, UVM_PAGES_PER_BLOCK)
 
 /* Block lookup and lifetime */
 
@@ -242,14 +229,71 @@ static struct uvm_va_block_gpu *block_gpu_state(struct uvm_va_block *block,
 	return block->gpus[gpu->index];
 }
 
-static inline struct uvm_gpu_address block_gpu_page_addr(struct uvm_gpu *gpu,
+static inline struct uvm_gpu *proc_gpu(u32 proc)
+{
+	return uvm_gpu_get(proc - 1);
+}
+
+/**
+ * uvm_va_block_resident() - pages with a copy on a processor
+ * @block:	the block; its lock held
+ * @proc:	processor id
+ *
+ * Return: the mask, or NULL when the processor never had state here.
+ */
+const struct uvm_page_mask *uvm_va_block_resident(struct uvm_va_block *block,
+						  u32 proc)
+{
+	if (proc == UVM_PROCESSOR_CPU)
+		return &block->cpu.resident;
+	return block->gpus[proc - 1] ? &block->gpus[proc - 1]->resident : NULL;
+}
+
+/**
+ * uvm_va_block_resident_anywhere() - pages with at least one copy
+ * @block:	the block; its lock held
+ * @out:	out
+ */
+void uvm_va_block_resident_anywhere(struct uvm_va_block *block,
+				    struct uvm_page_mask *out)
+{
+	u32 i;
+
+	*out = block->cpu.resident;
+	for (i = 0; i < uvm_gpu_count; i++)
+		if (block->gpus[i])
+			uvm_page_mask_or(out, out, &block->gpus[i]->resident);
+}
+
+/**
+ * uvm_va_block_duplicated() - pages with more than one copy
+ * @block:	the block; its lock held
+ * @out:	out
+ */
+void uvm_va_block_duplicated(struct uvm_va_block *block,
+			     struct uvm_page_mask *out)
+{
+	struct uvm_page_mask seen = block->cpu.resident, both;
+	u32 i;
+
+	uvm_page_mask_zero(out);
+	for (i = 0; i < uvm_gpu_count; i++) {
+		if (!block->gpus[i])
+			continue;
+		uvm_page_mask_and(&both, &seen, &block->gpus[i]->resident);
+		uvm_page_mask_or(out, out, &both);
+		uvm_page_mask_or(&seen, &seen, &block->gpus[i]->resident);
+	}
+}
+
+static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
 							 struct uvm_va_block_gpu *gs,
 							 u32 page)
 {
 	return (struct uvm_gpu_address){
 		.addr = gs->chunk + ((u64)page << PAGE_SHIFT),
 		.aperture = UVM_APERTURE_VID,
-		.gpu = gpu->index,
+		.gpu = gpu_index,
 	};
 }
 
@@ -271,6 +315,8 @@ static int ctx_flush(struct uvm_va_block_ctx *ctx)
 	int ret = 0;
 	u32 i;
 
+	if (!gpu)
+		return 0;
 	if (ctx->nops) {
 		ret = gpu->ops->ce_submit(gpu, ctx->ops, ctx->nops, &seqno);
 		if (!ret)
@@ -280,31 +326,8 @@ static int ctx_flush(struct uvm_va_block_ctx *ctx)
 		gpu->ops->sysmem_unmap(gpu, ctx->dma[i]);
 	ctx->nops = 0;
 	ctx->ndma = 0;
+	ctx->ce_gpu = NULL;
 	return ret;
-}
-
-/**
- * ctx_sysmem_addr() - a CPU page as @ctx's copy engine sees it
- * @ctx:	the context; ce_gpu set
- * @page:	the page
- * @addr:	out
- *
- * The DMA mapping is released by ctx_flush().
- *
- * Return: 0 or -errno.
- */
-static int ctx_sysmem_addr(struct uvm_va_block_ctx *ctx, struct page *page,
-			   struct uvm_gpu_address *addr)
-{
-	u64 dma;
-	int ret;
-
-	ret = ctx->ce_gpu->ops->sysmem_map(ctx->ce_gpu, page, &dma);
-	if (ret)
-		return ret;
-	ctx->dma[ctx->ndma++] = dma;
-	*addr = (struct uvm_gpu_address){ .addr = dma, .aperture = UVM_APERTURE_SYS };
-	return 0;
 }
 
 /**
@@ -331,46 +354,64 @@ static struct uvm_ce_op *ctx_begin_op(struct uvm_va_block_ctx *ctx,
 }
 
 /**
+ * ctx_page_addr() - where a processor's copy of a page is, for @ctx's engine
+ * @ctx:	the context; ce_gpu set
+ * @block:	the block; its lock held
+ * @proc:	processor holding the copy (its memory allocated)
+ * @page:	page index
+ * @addr:	out
+ *
+ * CPU pages are mapped for the engine; ctx_flush() releases them.
+ *
+ * Return: 0 or -errno.
+ */
+static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *block,
+			 u32 proc, u32 page, struct uvm_gpu_address *addr)
+{
+	u64 dma;
+	int ret;
+
+	if (proc != UVM_PROCESSOR_CPU) {
+		*addr = block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
+		return 0;
+	}
+	ret = ctx->ce_gpu->ops->sysmem_map(ctx->ce_gpu, block->cpu.pages[page], &dma);
+	if (ret)
+		return ret;
+	ctx->dma[ctx->ndma++] = dma;
+	*addr = (struct uvm_gpu_address){ .addr = dma, .aperture = UVM_APERTURE_SYS };
+	return 0;
+}
+
+/**
  * ctx_copy_page() - gather the copy of one page between two processors
  * @ctx:	the context
  * @block:	the block; its lock held
  * @page:	page index
- * @dst:	destination processor id
- * @src:	source processor id
+ * @dst:	destination processor id, memory allocated
+ * @src:	source processor id, holding a copy
  *
- * At least one of @dst and @src is a GPU; its engine does the copy (the
- * destination's for GPU to GPU).
+ * The copy engine of the GPU involved does the copy (the destination's for
+ * GPU to GPU).  CPU to CPU copies (NUMA moves) are done by the caller.
  *
  * Return: 0 or -errno.
  */
 static int ctx_copy_page(struct uvm_va_block_ctx *ctx, struct uvm_va_block *block,
 			 u32 page, u32 dst, u32 src)
 {
-	struct uvm_gpu *gpu = uvm_gpu_get((dst != UVM_PROCESSOR_CPU ? dst : src) - 1);
-	struct uvm_gpu_address *addr;
 	struct uvm_ce_op *op;
 	int ret;
-	int i;
 
-	op = ctx_begin_op(ctx, gpu);
+	op = ctx_begin_op(ctx, proc_gpu(dst != UVM_PROCESSOR_CPU ? dst : src));
 	if (IS_ERR(op))
 		return PTR_ERR(op);
 	op->type = UVM_CE_COPY;
 	op->size = PAGE_SIZE;
-	for (i = 0; i < 2; i++) {
-		u32 proc = i ? src : dst;
-
-		addr = i ? &op->src : &op->dst;
-		if (proc == UVM_PROCESSOR_CPU) {
-			ret = ctx_sysmem_addr(ctx, block->cpu.pages[page], addr);
-			if (ret)
-				return ret;
-		} else {
-			struct uvm_gpu *g = uvm_gpu_get(proc - 1);
-
-			*addr = block_gpu_page_addr(g, block->gpus[g->index], page);
-		}
-	}
+	ret = ctx_page_addr(ctx, block, dst, page, &op->dst);
+	if (!ret)
+		ret = ctx_page_addr(ctx, block, src, page, &op->src);
+	if (ret)
+		return ret;
 	ctx->nops++;
 	return 0;
 }
@@ -378,15 +419,16 @@ static int ctx_copy_page(struct uvm_va_block_ctx *ctx, struct uvm_va_block *bloc
 /**
  * ctx_zero_gpu_pages() - gather the zero-fill of a run of a GPU's pages
  * @ctx:	the context
- * @gpu:	the GPU
- * @gs:		its block state; chunk allocated
+ * @block:	the block; its lock held
+ * @gpu:	the GPU, chunk allocated
  * @first:	first page index
  * @end:	last page index + 1
  *
  * Return: 0 or -errno.
  */
-static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
-			      struct uvm_va_block_gpu *gs, u32 first, u32 end)
+static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx,
+			      struct uvm_va_block *block, struct uvm_gpu *gpu,
+			      u32 first, u32 end)
 {
 	struct uvm_ce_op *op = ctx_begin_op(ctx, gpu);
 
@@ -394,7 +436,7 @@ static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
 		return PTR_ERR(op);
 	op->type = UVM_CE_MEMSET;
 	op->size = (end - first) << PAGE_SHIFT;
-	op->dst = block_gpu_page_addr(gpu, gs, first);
+	op->dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first);
 	op->value = 0;
 	ctx->nops++;
 	return 0;
@@ -429,6 +471,27 @@ static void block_revoke_cpu(struct uvm_va_block *block,
 }
 
 /**
+ * block_release_dma() - release the DMA mappings behind a GPU's PTEs
+ * @gpu:	the GPU
+ * @gs:		its block state
+ * @mask:	pages whose PTEs were just removed or retargeted
+ */
+static void block_release_dma(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
+			      const struct uvm_page_mask *mask)
+{
+	unsigned int page;
+
+	if (!gs->dma)
+		return;
+	for_each_page_in_mask(page, mask) {
+		if (gs->dma[page]) {
+			gpu->ops->sysmem_unmap(gpu, gs->dma[page]);
+			gs->dma[page] = 0;
+		}
+	}
+}
+
+/**
  * block_revoke_gpu() - remove a GPU's PTEs of some pages and invalidate
  * @block:	the block; its lock held
  * @gpu:	the GPU
@@ -454,9 +517,10 @@ static void block_revoke_gpu(struct uvm_va_block *block, struct uvm_gpu *gpu,
 	for_each_page_run_in_mask(first, end, &revoke)
 		gpu->ops->unmap(gvs, uvm_va_block_page_addr(block, first),
 				end - first);
+	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], &revoke);
-	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
+	block_release_dma(gpu, gs, &revoke);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_GPU_PAGES_UNMAPPED,
 			   uvm_page_mask_weight(&revoke));
 }
@@ -477,37 +541,75 @@ static void block_revoke_all(struct uvm_va_block *block,
 }
 
 /**
- * block_map_gpu() - map pages resident on a GPU in its page table
+ * block_revoke_to() - remove the mappings that point at one processor's copies
+ * @block:	the block; its lock held
+ * @proc:	the processor whose copies are about to go
+ * @mask:	pages
+ */
+static void block_revoke_to(struct uvm_va_block *block, u32 proc,
+			    const struct uvm_page_mask *mask)
+{
+	struct uvm_page_mask m;
+	unsigned int page;
+	u32 i;
+
+	if (proc == UVM_PROCESSOR_CPU)
+		block_revoke_cpu(block, mask);
+	for (i = 0; i < uvm_gpu_count; i++) {
+		struct uvm_va_block_gpu *gs = block->gpus[i];
+
+		if (!gs || !uvm_page_mask_and(&m, &gs->mapped[0], mask))
+			continue;
+		for_each_page_in_mask(page, &m)
+			if (gs->target[page] != proc)
+				uvm_page_mask_clear(&m, page);
+		if (!uvm_page_mask_empty(&m))
+			block_revoke_gpu(block, uvm_gpus[i], &m);
+	}
+}
+
+/**
+ * block_write_ptes() - write a GPU's PTEs for pages, pointing at their targets
  * @block:	the block; its lock held
  * @ctx:	scratch space
  * @gpu:	the GPU
- * @mask:	pages, all resident on @gpu
- * @prot:	permission
+ * @mask:	pages; gs->target[] and, for CPU targets, gs->dma[] set
+ * @prot:	permission of every PTE
  *
- * New PTEs need no invalidate: nothing can have cached their absence.
+ * On failure the pages of @mask end up unmapped, so the GPU never holds a
+ * PTE the block does not know about.
  *
- * Return: 0 or -errno (page-table memory).
+ * Return: 0 or -errno.
  */
-static int block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
-			 struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
-			 enum uvm_prot prot)
+static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+			    struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
+			    enum uvm_prot prot)
 {
 	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
 	struct uvm_gpu_va_space *gvs = uvm_va_space_gpu_va_space(block->va_space, gpu);
 	unsigned int first, end, page, n, p;
 	int ret;
 
-	lockdep_assert_held(&block->lock);
-
 	for_each_page_run_in_mask(first, end, mask) {
 		for (page = first; page < end; page += n) {
 			n = min_t(u32, end - page, UVM_CTX_OPS);
-			for (p = 0; p < n; p++)
-				ctx->ptes[p] = block_gpu_page_addr(gpu, gs, page + p);
+			for (p = 0; p < n; p++) {
+				u32 t = gs->target[page + p];
+
+				if (t == UVM_PROCESSOR_CPU)
+					ctx->ptes[p] = (struct uvm_gpu_address){
+						.addr = gs->dma[page + p],
+						.aperture = UVM_APERTURE_SYS,
+					};
+				else
+					ctx->ptes[p] = block_gpu_page_addr(t - 1,
+									   block->gpus[t - 1],
+									   page + p);
+			}
 			ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, page),
 					    ctx->ptes, n, prot);
 			if (ret)
-				return ret;
+				goto err_unmap;
 		}
 	}
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++) {
@@ -516,40 +618,234 @@ static int block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 		else
 			uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
 	}
-	uvm_va_space_count(block->va_space, UVM_COUNTER_GPU_PAGES_MAPPED,
-			   uvm_page_mask_weight(mask));
+	return 0;
+
+err_unmap:
+	for_each_page_run_in_mask(first, end, mask)
+		gpu->ops->unmap(gvs, uvm_va_block_page_addr(block, first), end - first);
+	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
+	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
+		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
+	block_release_dma(gpu, gs, mask);
+	return ret;
+}
+
+/**
+ * block_downgrade_writers() - take write permission away from every mapping
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @mask:	pages about to get another copy
+ *
+ * CPU PTEs are removed (the next access maps read-only); GPU PTEs are
+ * rewritten read-only, then invalidated.
+ *
+ * Return: 0 or -errno of a PTE write.
+ */
+static int block_downgrade_writers(struct uvm_va_block *block,
+				   struct uvm_va_block_ctx *ctx,
+				   const struct uvm_page_mask *mask)
+{
+	struct uvm_page_mask m;
+	u32 i;
+	int ret;
+
+	if (uvm_page_mask_and(&m, &block->cpu.mapped_write, mask))
+		block_revoke_cpu(block, &m);
+	for (i = 0; i < uvm_gpu_count; i++) {
+		struct uvm_va_block_gpu *gs = block->gpus[i];
+
+		if (!gs || !uvm_page_mask_and(&m, &gs->mapped[1], mask))
+			continue;
+		ret = block_write_ptes(block, ctx, uvm_gpus[i], &m, UVM_PROT_READ_ONLY);
+		if (ret)
+			return ret;
+		uvm_gpus[i]->ops->tlb_invalidate(uvm_va_space_gpu_va_space(block->va_space,
+									   uvm_gpus[i]),
+						 block->start, UVM_VA_BLOCK_SIZE);
+	}
+	return 0;
+}
+
+/**
+ * block_map_target() - whose copy a GPU should map for a page
+ * @block:	the block; its lock held
+ * @gpu:	the GPU
+ * @page:	page index, resident somewhere
+ *
+ * Its own copy if it has one, else a peer GPU's, else the CPU's.
+ *
+ * Return: the processor id.
+ */
+static u32 block_map_target(struct uvm_va_block *block, struct uvm_gpu *gpu,
+			    u32 page)
+{
+	u32 i;
+
+	if (block->gpus[gpu->index] &&
+	    uvm_page_mask_test(&block->gpus[gpu->index]->resident, page))
+		return uvm_gpu_processor(gpu);
+	for (i = 0; i < uvm_gpu_count; i++)
+		if (block->gpus[i] && uvm_page_mask_test(&block->gpus[i]->resident, page))
+			return UVM_PROCESSOR_GPU(i);
+	return UVM_PROCESSOR_CPU;
+}
+
+/**
+ * block_set_target() - choose the copy an unmapped GPU PTE will point at
+ * @gpu:	the GPU
+ * @gs:		its block state
+ * @cpu_page:	the CPU's copy, when @target is the CPU
+ * @page:	page index
+ * @target:	processor id of the copy
+ *
+ * Return: 0 or -errno (DMA mapping of the CPU page).
+ */
+static int block_set_target(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
+			    struct page *cpu_page, u32 page, u32 target)
+{
+	int ret;
+
+	gs->target[page] = target;
+	if (target != UVM_PROCESSOR_CPU)
+		return 0;
+	if (!gs->dma) {
+		gs->dma = kcalloc(UVM_PAGES_PER_BLOCK, sizeof(*gs->dma),
+				  GFP_KERNEL_ACCOUNT);
+		if (!gs->dma)
+			return -ENOMEM;
+	}
+	ret = gpu->ops->sysmem_map(gpu, cpu_page, &gs->dma[page]);
+	if (ret)
+		gs->dma[page] = 0;
+	return ret;
+}
+
+/**
+ * uvm_va_block_map_gpu() - map pages on a GPU, each to its best copy
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU
+ * @mask:	pages; those resident nowhere are skipped
+ * @need:	permission the caller needs at least (UVM_PROT_NONE: whatever
+ *		the page allows)
+ *
+ * A page is mapped to the GPU's own copy if it has one, else remotely (peer
+ * vidmem or system memory).  Pages with several copies are mapped
+ * read-only, others read-write-atomic.  PTEs already right are left alone.
+ *
+ * Return: 0 or -errno (page-table memory); -EPERM when @need cannot be
+ * granted (a write to a duplicated page: the caller collapses first).
+ */
+int uvm_va_block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+			 struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
+			 enum uvm_prot need)
+{
+	struct uvm_page_mask todo, dup, ro, rw, moved;
+	struct uvm_va_block_gpu *gs;
+	unsigned int page;
+	bool downgrade;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	uvm_va_block_resident_anywhere(block, &todo);
+	if (!uvm_page_mask_and(&todo, &todo, mask))
+		return 0;
+	gs = block_gpu_state(block, gpu);
+	if (!gs)
+		return -ENOMEM;
+
+	uvm_va_block_duplicated(block, &dup);
+	uvm_page_mask_and(&ro, &todo, &dup);
+	uvm_page_mask_andnot(&rw, &todo, &dup);
+	if (need > UVM_PROT_READ_ONLY && !uvm_page_mask_empty(&ro))
+		return -EPERM;
+
+	/*
+	 * Leave right PTEs alone; PTEs pointing at another copy are revoked
+	 * first, so a failure below never leaves a PTE with unknown target.
+	 */
+	uvm_page_mask_zero(&moved);
+	for_each_page_in_mask(page, &todo) {
+		u32 target = block_map_target(block, gpu, page);
+		bool ro_page = uvm_page_mask_test(&ro, page);
+
+		if (uvm_page_mask_test(&gs->mapped[0], page)) {
+			if (gs->target[page] != target) {
+				uvm_page_mask_set(&moved, page);
+			} else if (ro_page ? !uvm_page_mask_test(&gs->mapped[1], page) :
+					     uvm_page_mask_test(&gs->mapped[2], page)) {
+				uvm_page_mask_clear(&ro, page);
+				uvm_page_mask_clear(&rw, page);
+			}
+		}
+	}
+	if (!uvm_page_mask_empty(&moved))
+		block_revoke_gpu(block, gpu, &moved);
+
+	for_each_page_in_mask(page, &todo) {
+		if (uvm_page_mask_test(&gs->mapped[0], page) ||
+		    (!uvm_page_mask_test(&ro, page) && !uvm_page_mask_test(&rw, page)))
+			continue;
+		ret = block_set_target(gpu, gs, block->cpu.pages[page], page,
+				       block_map_target(block, gpu, page));
+		if (ret)
+			return ret;
+	}
+
+	/* Write permission taken away must not linger in a TLB. */
+	downgrade = uvm_page_mask_intersects(&ro, &gs->mapped[1]);
+	ret = block_write_ptes(block, ctx, gpu, &ro, UVM_PROT_READ_ONLY);
+	if (!ret && downgrade)
+		gpu->ops->tlb_invalidate(uvm_va_space_gpu_va_space(block->va_space, gpu),
+					 block->start, UVM_VA_BLOCK_SIZE);
+	if (!ret)
+		ret = block_write_ptes(block, ctx, gpu, &rw, UVM_PROT_READ_WRITE_ATOMIC);
+	if (!ret)
+		uvm_va_space_count(block->va_space, UVM_COUNTER_GPU_PAGES_MAPPED,
+				   uvm_page_mask_weight(&ro) + uvm_page_mask_weight(&rw));
+	return ret;
+}
+
+/**
+ * uvm_va_block_map_accessed_by() - re-establish accessed-by mappings
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @mask:	pages whose residency changed
+ * @accessed_by: processor mask of the policy of @mask
+ * @except:	processor already mapped by the caller
+ *
+ * GPUs map the pages wherever they are.  The CPU cannot map GPU memory and
+ * maps its own copies on its next access.
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_map_accessed_by(struct uvm_va_block *block,
+				 struct uvm_va_block_ctx *ctx,
+				 const struct uvm_page_mask *mask,
+				 u64 accessed_by, u32 except)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		u32 proc = UVM_PROCESSOR_GPU(i);
+
+		if (proc == except || !(accessed_by & UVM_PROCESSOR_MASK(proc)))
+			continue;
+		ret = uvm_va_block_map_gpu(block, ctx, uvm_gpus[i], mask, UVM_PROT_NONE);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
 /* Residency */
 
 /**
- * block_free_gpu_pages() - drop a GPU's copies of some pages
+ * block_free_cpu_pages() - free the CPU's copies of some pages
  * @block:	the block; its lock held
- * @gpu:	the GPU
- * @mask:	pages; no processor maps them any more
- *
- * Frees the chunk when no page is left on the GPU.
- */
-static void block_free_gpu_pages(struct uvm_va_block *block, struct uvm_gpu *gpu,
-				 const struct uvm_page_mask *mask)
-{
-	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
-
-	if (!gs)
-		return;
-	uvm_page_mask_andnot(&gs->resident, &gs->resident, mask);
-	if (gs->has_chunk && uvm_page_mask_empty(&gs->resident)) {
-		WARN_ON(!uvm_page_mask_empty(&gs->mapped[0]));
-		uvm_pmm_free_chunk(gpu, gs->chunk);
-		gs->has_chunk = false;
-	}
-}
-
-/**
- * block_free_cpu_pages() - drop the CPU's copies of some pages
- * @block:	the block; its lock held
- * @mask:	pages; no processor maps them any more
+ * @mask:	pages; nothing maps their CPU copies any more
  */
 static void block_free_cpu_pages(struct uvm_va_block *block,
 				 const struct uvm_page_mask *mask)
@@ -566,21 +862,85 @@ static void block_free_cpu_pages(struct uvm_va_block *block,
 }
 
 /**
- * block_alloc_dst() - allocate destination memory for pages
+ * block_free_gpu_pages() - free a GPU's copies of some pages
+ * @block:	the block; its lock held
+ * @gpu:	the GPU
+ * @mask:	pages; nothing maps their copies on @gpu any more
+ *
+ * Frees the chunk when no page is left on the GPU.
+ */
+static void block_free_gpu_pages(struct uvm_va_block *block, struct uvm_gpu *gpu,
+				 const struct uvm_page_mask *mask)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+
+	if (!gs)
+		return;
+	uvm_page_mask_andnot(&gs->resident, &gs->resident, mask);
+	if (gs->has_chunk && uvm_page_mask_empty(&gs->resident)) {
+		uvm_pmm_free_chunk(gpu, gs->chunk);
+		gs->has_chunk = false;
+	}
+}
+
+/**
+ * uvm_va_block_drop_copies() - drop one processor's copies of some pages
+ * @block:	the block; its lock held
+ * @proc:	processor id
+ * @mask:	pages (those without a copy on @proc are ignored)
+ *
+ * Every mapping of those copies is revoked first.  The caller makes sure a
+ * copy survives elsewhere unless it means to discard the contents.
+ */
+void uvm_va_block_drop_copies(struct uvm_va_block *block, u32 proc,
+			      const struct uvm_page_mask *mask)
+{
+	const struct uvm_page_mask *resident = uvm_va_block_resident(block, proc);
+	struct uvm_page_mask m;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!resident || !uvm_page_mask_and(&m, resident, mask))
+		return;
+	block_revoke_to(block, proc, &m);
+	if (proc == UVM_PROCESSOR_CPU)
+		block_free_cpu_pages(block, &m);
+	else
+		block_free_gpu_pages(block, proc_gpu(proc), &m);
+}
+
+/**
+ * block_alloc_cpu_page() - a page for the CPU's copy
+ * @nid:	NUMA node, or NUMA_NO_NODE for the local policy
+ * @zero:	zero-filled
+ *
+ * Return: the page or NULL.
+ */
+static struct page *block_alloc_cpu_page(int nid, bool zero)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | (zero ? __GFP_ZERO : 0);
+
+	if (nid == NUMA_NO_NODE)
+		return alloc_page(gfp);
+	return alloc_pages_node(nid, gfp | __GFP_THISNODE, 0);
+}
+
+/**
+ * block_alloc_dst() - allocate destination memory for new copies
  * @block:	the block; its lock held
  * @dst:	destination processor id
- * @need:	pages that will become resident on @dst
+ * @need:	pages that will get a copy on @dst
  * @zero:	of those, pages resident nowhere (to be zero-filled)
+ * @nid:	NUMA node for CPU pages, or NUMA_NO_NODE
  *
- * CPU pages are allocated one by one (zeroed where @zero says so) into
- * cpu.pages; a GPU gets its chunk.  On failure nothing allocated here is
- * kept.
+ * CPU pages go to cpu.pages; a GPU gets its chunk.  On failure nothing
+ * allocated here is kept.
  *
  * Return: 0 or -ENOMEM.
  */
 static int block_alloc_dst(struct uvm_va_block *block, u32 dst,
 			   const struct uvm_page_mask *need,
-			   const struct uvm_page_mask *zero)
+			   const struct uvm_page_mask *zero, int nid)
 {
 	struct uvm_va_block_gpu *gs;
 	struct uvm_gpu *gpu;
@@ -588,18 +948,15 @@ static int block_alloc_dst(struct uvm_va_block *block, u32 dst,
 
 	if (dst == UVM_PROCESSOR_CPU) {
 		for_each_page_in_mask(page, need) {
-			gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT;
-
-			if (test_bit(page, zero->bits))
-				gfp |= __GFP_ZERO;
-			block->cpu.pages[page] = alloc_page(gfp);
+			block->cpu.pages[page] =
+				block_alloc_cpu_page(nid, uvm_page_mask_test(zero, page));
 			if (!block->cpu.pages[page])
 				goto err_free_pages;
 		}
 		return 0;
 	}
 
-	gpu = uvm_gpu_get(dst - 1);
+	gpu = proc_gpu(dst);
 	gs = block_gpu_state(block, gpu);
 	if (!gs)
 		return -ENOMEM;
@@ -621,11 +978,40 @@ err_free_pages:
 }
 
 /**
- * block_copy_in() - copy or zero-fill pages into their destination
+ * block_count_copy() - account one page copied between processors
+ * @block:	the block
+ * @dst:	destination processor id
+ * @src:	source processor id
+ */
+static void block_count_copy(struct uvm_va_block *block, u32 dst, u32 src)
+{
+	struct uvm_va_space *va_space = block->va_space;
+	unsigned int pages, bytes;
+
+	if (dst != UVM_PROCESSOR_CPU)
+		uvm_gpu_count_event(proc_gpu(dst), UVM_GPU_PAGES_IN, 1);
+	if (src != UVM_PROCESSOR_CPU)
+		uvm_gpu_count_event(proc_gpu(src), UVM_GPU_PAGES_OUT, 1);
+	if (src == UVM_PROCESSOR_CPU) {
+		pages = UVM_COUNTER_PAGES_H2D;
+		bytes = UVM_COUNTER_BYTES_H2D;
+	} else if (dst == UVM_PROCESSOR_CPU) {
+		pages = UVM_COUNTER_PAGES_D2H;
+		bytes = UVM_COUNTER_BYTES_D2H;
+	} else {
+		pages = UVM_COUNTER_PAGES_D2D;
+		bytes = UVM_COUNTER_BYTES_D2D;
+	}
+	uvm_va_space_count(va_space, pages, 1);
+	uvm_va_space_count(va_space, bytes, PAGE_SIZE);
+}
+
+/**
+ * block_copy_in() - fill new copies: copy from existing ones or zero-fill
  * @block:	the block; its lock held
  * @ctx:	scratch space
  * @dst:	destination processor id; memory allocated
- * @need:	pages to bring in
+ * @need:	pages to fill
  * @zero:	of those, the ones resident nowhere
  *
  * Return: 0 or -errno; on failure the destination holds garbage, the
@@ -635,275 +1021,216 @@ static int block_copy_in(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			 u32 dst, const struct uvm_page_mask *need,
 			 const struct uvm_page_mask *zero)
 {
-	struct uvm_page_mask from;
+	struct uvm_page_mask left, from;
 	unsigned int page, first, end;
-	u32 i;
+	u32 src;
 	int ret;
 
-	ctx->ce_gpu = NULL;
-	for (i = 0; i <= uvm_gpu_count; i++) {
-		const struct uvm_page_mask *resident;
-		u32 src = i;
+	uvm_page_mask_andnot(&left, need, zero);
+	/* Prefer GPU sources (vidmem is closest to a copy engine), CPU last. */
+	for (src = uvm_gpu_count; !uvm_page_mask_empty(&left); src--) {
+		const struct uvm_page_mask *resident = uvm_va_block_resident(block, src);
 
-		if (src == dst)
-			continue;
-		if (src == UVM_PROCESSOR_CPU)
-			resident = &block->cpu.resident;
-		else if (block->gpus[src - 1])
-			resident = &block->gpus[src - 1]->resident;
-		else
-			continue;
-		if (!uvm_page_mask_and(&from, need, resident))
-			continue;
-		for_each_page_in_mask(page, &from) {
-			ret = ctx_copy_page(ctx, block, page, dst, src);
-			if (ret)
-				goto err_flush;
+		if (src != dst && resident && uvm_page_mask_and(&from, &left, resident)) {
+			for_each_page_in_mask(page, &from) {
+				ret = ctx_copy_page(ctx, block, page, dst, src);
+				if (ret)
+					goto err_flush;
+				block_count_copy(block, dst, src);
+			}
+			uvm_page_mask_andnot(&left, &left, &from);
 		}
+		if (!src)
+			break;
+	}
+	if (WARN_ON_ONCE(!uvm_page_mask_empty(&left))) {
+		ret = -EINVAL;
+		goto err_flush;
 	}
 
 	if (dst != UVM_PROCESSOR_CPU) {
-		struct uvm_gpu *gpu = uvm_gpu_get(dst - 1);
-
 		for_each_page_run_in_mask(first, end, zero) {
-			ret = ctx_zero_gpu_pages(ctx, gpu, block->gpus[gpu->index],
-						 first, end);
+			ret = ctx_zero_gpu_pages(ctx, block, proc_gpu(dst), first, end);
 			if (ret)
 				goto err_flush;
 		}
 	}
-	return ctx->ce_gpu ? ctx_flush(ctx) : 0;
+	uvm_va_space_count(block->va_space, dst == UVM_PROCESSOR_CPU ?
+			   UVM_COUNTER_PAGES_POPULATED_CPU :
+			   UVM_COUNTER_PAGES_POPULATED_GPU,
+			   uvm_page_mask_weight(zero));
+	return ctx_flush(ctx);
 
 err_flush:
-	if (ctx->ce_gpu)
-		ctx_flush(ctx);
+	ctx_flush(ctx);
 	return ret;
 }
 
 /**
- * block_count_migration() - account pages that moved
- * @block:	the block
- * @dst:	destination processor id
- * @need:	pages that became resident on @dst
- * @zero:	of those, pages populated rather than copied
- */
-static void block_count_migration(struct uvm_va_block *block, u32 dst,
-				  const struct uvm_page_mask *need,
-				  const struct uvm_page_mask *zero)
-{
-	struct uvm_va_space *va_space = block->va_space;
-	u32 populated = uvm_page_mask_weight(zero);
-	u32 moved = uvm_page_mask_weight(need) - populated;
-	struct uvm_page_mask from;
-	u32 i, n;
-
-	uvm_va_space_count(va_space, dst == UVM_PROCESSOR_CPU ?
-			   UVM_COUNTER_PAGES_POPULATED_CPU :
-			   UVM_COUNTER_PAGES_POPULATED_GPU, populated);
-	if (!moved)
-		return;
-
-	if (dst != UVM_PROCESSOR_CPU)
-		uvm_gpu_count_event(uvm_gpu_get(dst - 1), UVM_GPU_PAGES_IN, moved);
-
-	for (i = 0; i < uvm_gpu_count; i++) {
-		if (!block->gpus[i] || i + 1 == dst)
-			continue;
-		n = uvm_page_mask_and(&from, need, &block->gpus[i]->resident) ?
-		    uvm_page_mask_weight(&from) : 0;
-		if (!n)
-			continue;
-		uvm_gpu_count_event(uvm_gpus[i], UVM_GPU_PAGES_OUT, n);
-		uvm_va_space_count(va_space, dst == UVM_PROCESSOR_CPU ?
-				   UVM_COUNTER_PAGES_D2H : UVM_COUNTER_PAGES_D2D, n);
-		uvm_va_space_count(va_space, dst == UVM_PROCESSOR_CPU ?
-				   UVM_COUNTER_BYTES_D2H : UVM_COUNTER_BYTES_D2D,
-				   (u64)n << PAGE_SHIFT);
-	}
-	if (dst != UVM_PROCESSOR_CPU &&
-	    uvm_page_mask_and(&from, need, &block->cpu.resident)) {
-		n = uvm_page_mask_weight(&from);
-		uvm_va_space_count(va_space, UVM_COUNTER_PAGES_H2D, n);
-		uvm_va_space_count(va_space, UVM_COUNTER_BYTES_H2D,
-				   (u64)n << PAGE_SHIFT);
-	}
-}
-
-/**
- * block_make_resident() - move pages to one processor
+ * block_fill() - allocate and fill copies on @dst of pages it lacks
  * @block:	the block; its lock held
  * @ctx:	scratch space
  * @dst:	destination processor id
- * @mask:	pages that must be resident on @dst afterwards
+ * @need:	pages without a copy on @dst; nobody may write them
+ * @nid:	NUMA node for CPU copies, or NUMA_NO_NODE
  *
- * Runs the migration protocol (see "Migration protocol" above) for the pages
- * of @mask not yet resident on @dst.  The pages keep no other copy.
- *
- * Context: process context, may sleep; takes i_mmap_rwsem.
- * Return: 0, or -ENOMEM (destination memory) / -errno of the copy engine;
- * on failure the pages' data and residency are unchanged (their mappings
- * may have been revoked; they fault back in).
+ * Return: 0 or -errno; on failure nothing changed.
  */
-static int block_make_resident(struct uvm_va_block *block,
-			       struct uvm_va_block_ctx *ctx, u32 dst,
-			       const struct uvm_page_mask *mask)
+static int block_fill(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+		      u32 dst, const struct uvm_page_mask *need, int nid)
 {
-	struct uvm_page_mask need, zero, anywhere;
-	u32 i;
+	struct uvm_page_mask anywhere, zero;
 	int ret;
 
-	lockdep_assert_held(&block->lock);
+	uvm_va_block_resident_anywhere(block, &anywhere);
+	uvm_page_mask_andnot(&zero, need, &anywhere);
 
-	if (dst == UVM_PROCESSOR_CPU)
-		uvm_page_mask_andnot(&need, mask, &block->cpu.resident);
-	else if (block->gpus[dst - 1])
-		uvm_page_mask_andnot(&need, mask, &block->gpus[dst - 1]->resident);
-	else
-		need = *mask;
-	if (uvm_page_mask_empty(&need))
-		return 0;
-
-	anywhere = block->cpu.resident;
-	for (i = 0; i < uvm_gpu_count; i++)
-		if (block->gpus[i])
-			uvm_page_mask_or(&anywhere, &anywhere, &block->gpus[i]->resident);
-	uvm_page_mask_andnot(&zero, &need, &anywhere);
-
-	ret = block_alloc_dst(block, dst, &need, &zero);
+	ret = block_alloc_dst(block, dst, need, &zero, nid);
 	if (ret)
 		return ret;
-
-	block_revoke_all(block, &need);
-
-	ret = block_copy_in(block, ctx, dst, &need, &zero);
-	if (ret)
-		goto err_free_dst;
-
-	block_count_migration(block, dst, &need, &zero);
-
-	/* Drop the source copies, then publish the destination. */
-	if (dst != UVM_PROCESSOR_CPU)
-		block_free_cpu_pages(block, &need);
-	for (i = 0; i < uvm_gpu_count; i++)
-		if (i + 1 != dst)
-			block_free_gpu_pages(block, uvm_gpus[i], &need);
+	ret = block_copy_in(block, ctx, dst, need, &zero);
+	if (ret) {
+		if (dst == UVM_PROCESSOR_CPU)
+			block_free_cpu_pages(block, need);
+		else
+			block_free_gpu_pages(block, proc_gpu(dst), need);
+		return ret;
+	}
 	if (dst == UVM_PROCESSOR_CPU)
-		uvm_page_mask_or(&block->cpu.resident, &block->cpu.resident, &need);
+		uvm_page_mask_or(&block->cpu.resident, &block->cpu.resident, need);
 	else
 		uvm_page_mask_or(&block->gpus[dst - 1]->resident,
-				 &block->gpus[dst - 1]->resident, &need);
+				 &block->gpus[dst - 1]->resident, need);
 	return 0;
+}
 
-err_free_dst:
-	if (dst == UVM_PROCESSOR_CPU)
-		block_free_cpu_pages(block, &need);
-	else
-		block_free_gpu_pages(block, uvm_gpu_get(dst - 1), &need);
+/**
+ * block_need() - pages of @mask without a copy on @dst
+ * @block:	the block; its lock held
+ * @dst:	processor id
+ * @mask:	pages
+ * @need:	out
+ *
+ * Return: true when @need is not empty.
+ */
+static bool block_need(struct uvm_va_block *block, u32 dst,
+		       const struct uvm_page_mask *mask, struct uvm_page_mask *need)
+{
+	const struct uvm_page_mask *resident = uvm_va_block_resident(block, dst);
+
+	if (!resident) {
+		*need = *mask;
+		return !uvm_page_mask_empty(need);
+	}
+	return uvm_page_mask_andnot(need, mask, resident);
+}
+
+/**
+ * uvm_va_block_add_copies() - give a processor read-only copies of pages
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @dst:	processor id
+ * @mask:	pages; those resident nowhere are populated with zeros
+ * @nid:	NUMA node for CPU copies, or NUMA_NO_NODE
+ *
+ * Existing copies stay; every mapping of a page that becomes duplicated
+ * loses write permission first.
+ *
+ * Return: 0 or -errno (nothing changed but possibly the permissions).
+ */
+int uvm_va_block_add_copies(struct uvm_va_block *block,
+			    struct uvm_va_block_ctx *ctx, u32 dst,
+			    const struct uvm_page_mask *mask, int nid)
+{
+	struct uvm_page_mask need, anywhere, dup;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!block_need(block, dst, mask, &need))
+		return 0;
+	uvm_va_block_resident_anywhere(block, &anywhere);
+	if (uvm_page_mask_and(&dup, &need, &anywhere)) {
+		ret = block_downgrade_writers(block, ctx, &dup);
+		if (ret)
+			return ret;
+	}
+	ret = block_fill(block, ctx, dst, &need, nid);
+	if (!ret)
+		uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_DUPLICATED,
+				   uvm_page_mask_weight(&dup));
 	return ret;
 }
 
-/* Fault servicing */
-
 /**
- * uvm_va_block_service_gpu_faults() - service one batch's faults in a block
+ * uvm_va_block_cpu_move_node() - move the CPU's copies of pages to a NUMA node
  * @block:	the block; its lock held
- * @ctx:	scratch space
- * @gpu:	the faulting GPU
- * @req:	the faulted pages and their access types; all inside managed
- *		ranges
+ * @mask:	pages resident on the CPU, on any node
+ * @nid:	the node
  *
- * Makes the pages resident on @gpu and maps them there.  Faults already
- * satisfied by an earlier batch (resident and mapped with enough
- * permission) cost nothing.
- *
- * Context: GPU fault servicing.
- * Return: 0 or -errno (the caller cancels the faults as fatal).
+ * Return: 0 or -ENOMEM (the pages not moved stay where they are).
  */
-int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
-				    struct uvm_va_block_ctx *ctx,
-				    struct uvm_gpu *gpu,
-				    const struct uvm_fault_block_req *req)
+int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
+			       const struct uvm_page_mask *mask, int nid)
 {
-	struct uvm_va_block_gpu *gs;
-	struct uvm_page_mask map;
-	int ret;
+	struct uvm_page_mask m;
+	unsigned int page;
+	struct page *new;
 
-	lockdep_assert_held(&block->lock);
-
-	ret = block_make_resident(block, ctx, uvm_gpu_processor(gpu), &req->pages);
-	if (ret)
-		return ret;
-
-	/* Pages resident here may still lack a PTE with enough permission. */
-	gs = block->gpus[gpu->index];
-	uvm_page_mask_andnot(&map, &req->pages,
-			     &gs->mapped[UVM_PROT_READ_WRITE_ATOMIC - 1]);
-	if (uvm_page_mask_empty(&map))
+	uvm_page_mask_zero(&m);
+	for_each_page_in_mask(page, mask)
+		if (page_to_nid(block->cpu.pages[page]) != nid)
+			uvm_page_mask_set(&m, page);
+	if (uvm_page_mask_empty(&m))
 		return 0;
-	return block_map_gpu(block, ctx, gpu, &map, UVM_PROT_READ_WRITE_ATOMIC);
+
+	block_revoke_to(block, UVM_PROCESSOR_CPU, &m);
+	for_each_page_in_mask(page, &m) {
+		new = block_alloc_cpu_page(nid, false);
+		if (!new)
+			return -ENOMEM;
+		copy_highpage(new, block->cpu.pages[page]);
+		__free_page(block->cpu.pages[page]);
+		block->cpu.pages[page] = new;
+	}
+	return 0;
 }
 
 /**
- * uvm_va_block_service_cpu_fault() - service a CPU fault on managed memory
+ * uvm_va_block_collapse() - leave exactly one copy of pages, on @dst
  * @block:	the block; its lock held
  * @ctx:	scratch space
- * @vma:	the faulting VMA (one of our managed VMAs)
- * @addr:	faulting address
- * @write:	write access
+ * @dst:	processor id
+ * @mask:	pages; those resident nowhere are populated with zeros
+ * @nid:	NUMA node the CPU's copies must be on, or NUMA_NO_NODE
  *
- * Brings the page to the CPU and inserts its PTE; writable when the VMA is.
+ * Runs the migration protocol (see "Migration protocol" above).  Mappings of
+ * @dst's existing copies stay.
  *
- * Context: ->fault with mmap_lock held for read.
- * Return: VM_FAULT_NOPAGE, VM_FAULT_OOM or VM_FAULT_SIGBUS.
+ * Return: 0, or -ENOMEM / -errno of the copy engine; on failure no data is
+ * lost (some mappings may be gone: they fault back in).
  */
-vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
-					  struct uvm_va_block_ctx *ctx,
-					  struct vm_area_struct *vma, u64 addr,
-					  bool write)
+int uvm_va_block_collapse(struct uvm_va_block *block,
+			  struct uvm_va_block_ctx *ctx, u32 dst,
+			  const struct uvm_page_mask *mask, int nid)
 {
-	u32 page = uvm_va_block_page_index(block, addr);
-	struct uvm_page_mask mask = {};
-	bool writable = vma->vm_flags & VM_WRITE;
-	vm_fault_t vmret;
+	struct uvm_page_mask need;
+	u32 proc;
 	int ret;
 
 	lockdep_assert_held(&block->lock);
 
-	__set_bit(page, mask.bits);
-	ret = block_make_resident(block, ctx, UVM_PROCESSOR_CPU, &mask);
-	if (ret)
-		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
-
-	vmret = vmf_insert_pfn_prot(vma, addr & PAGE_MASK,
-				    page_to_pfn(block->cpu.pages[page]),
-				    writable ? vm_get_page_prot(vma->vm_flags) :
-					       vma->vm_page_prot);
-	if (vmret != VM_FAULT_NOPAGE)
-		return vmret;
-
-	__set_bit(page, block->cpu.mapped.bits);
-	if (writable)
-		__set_bit(page, block->cpu.mapped_write.bits);
-	return VM_FAULT_NOPAGE;
-}
-
-/**
- * uvm_va_block_cpu_mkwrite() - a write hit a read-only CPU PTE
- * @block:	the block; its lock held
- * @addr:	faulting address
- *
- * Return: 0 to let the kernel make the PTE writable, VM_FAULT_NOPAGE to
- * retry when the page moved meanwhile.
- */
-vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block, u64 addr)
-{
-	u32 page = uvm_va_block_page_index(block, addr);
-
-	lockdep_assert_held(&block->lock);
-
-	if (!test_bit(page, block->cpu.mapped.bits))
-		return VM_FAULT_NOPAGE;
-	__set_bit(page, block->cpu.mapped_write.bits);
+	if (block_need(block, dst, mask, &need)) {
+		block_revoke_all(block, &need);
+		ret = block_fill(block, ctx, dst, &need, nid);
+		if (ret)
+			return ret;
+	}
+	for (proc = 0; proc <= uvm_gpu_count; proc++)
+		if (proc != dst)
+			uvm_va_block_drop_copies(block, proc, mask);
+	if (dst == UVM_PROCESSOR_CPU && nid != NUMA_NO_NODE)
+		return uvm_va_block_cpu_move_node(block, mask, nid);
 	return 0;
 }
 
@@ -912,36 +1239,32 @@ vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block, u64 addr)
 /**
  * uvm_va_block_unmap_pages() - forget pages that left the managed ranges
  * @block:	the block; its lock held
- * @ctx:	scratch space (unused today, kept for symmetry with eviction)
  * @start:	first byte, page aligned
  * @end:	last byte + 1, page aligned
  *
  * The kernel already zapped the CPU PTEs (munmap).  GPU mappings are
- * revoked, memory on every processor freed.
+ * revoked, memory on every processor freed, per-page state reset.
  */
-void uvm_va_block_unmap_pages(struct uvm_va_block *block,
-			      struct uvm_va_block_ctx *ctx, u64 start, u64 end)
+void uvm_va_block_unmap_pages(struct uvm_va_block *block, u64 start, u64 end)
 {
-	struct uvm_page_mask mask = {};
-	u64 first = max(start, block->start);
-	u64 last = min(end, block->start + UVM_VA_BLOCK_SIZE);
-	u32 i;
+	struct uvm_page_mask mask;
+	unsigned int page;
+	u32 proc;
 
 	lockdep_assert_held(&block->lock);
 
-	if (first >= last)
+	uvm_va_block_range_mask(block, start, end, &mask);
+	if (uvm_page_mask_empty(&mask))
 		return;
-	bitmap_set(mask.bits, uvm_va_block_page_index(block, first),
-		   (last - first) >> PAGE_SHIFT);
-
 	uvm_page_mask_andnot(&block->cpu.mapped, &block->cpu.mapped, &mask);
 	uvm_page_mask_andnot(&block->cpu.mapped_write, &block->cpu.mapped_write,
 			     &mask);
-	for (i = 0; i < uvm_gpu_count; i++) {
-		block_revoke_gpu(block, uvm_gpus[i], &mask);
-		block_free_gpu_pages(block, uvm_gpus[i], &mask);
-	}
-	block_free_cpu_pages(block, &mask);
+	for (proc = 0; proc <= uvm_gpu_count; proc++)
+		uvm_va_block_drop_copies(block, proc, &mask);
+	/* Mappings of pages resident nowhere cannot exist; be thorough. */
+	block_revoke_all(block, &mask);
+	for_each_page_in_mask(page, &mask)
+		block->last_prefetch[page] = 0;
 }
 
 /**
@@ -963,6 +1286,9 @@ bool uvm_va_block_is_empty(struct uvm_va_block *block)
 		if (block->gpus[i] && (block->gpus[i]->has_chunk ||
 				       !uvm_page_mask_empty(&block->gpus[i]->mapped[0])))
 			return false;
+	for (i = 0; i < UVM_PAGES_PER_BLOCK; i++)
+		if (block->last_prefetch[i])
+			return false;
 	return true;
 }
 
@@ -975,12 +1301,16 @@ void uvm_va_block_destroy(struct uvm_va_block *block)
 	u32 i;
 
 	mutex_lock(&block->lock);
-	uvm_va_block_unmap_pages(block, NULL, block->start,
+	uvm_va_block_unmap_pages(block, block->start,
 				 block->start + UVM_VA_BLOCK_SIZE);
 	mutex_unlock(&block->lock);
 
-	for (i = 0; i < UVM_MAX_GPUS; i++)
+	for (i = 0; i < UVM_MAX_GPUS; i++) {
+		if (!block->gpus[i])
+			continue;
+		kfree(block->gpus[i]->dma);
 		kfree(block->gpus[i]);
+	}
 	mutex_destroy(&block->lock);
 	kmem_cache_free(uvm_va_block_cache, block);
 }
@@ -999,11 +1329,11 @@ void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
 	lockdep_assert_held(&block->lock);
 
 	memset(state, 0, sizeof(*state));
-	if (test_bit(page, block->cpu.resident.bits))
+	if (uvm_page_mask_test(&block->cpu.resident, page))
 		state->resident |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU);
-	if (test_bit(page, block->cpu.mapped.bits))
+	if (uvm_page_mask_test(&block->cpu.mapped, page))
 		state->mapped_read |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU);
-	if (test_bit(page, block->cpu.mapped_write.bits))
+	if (uvm_page_mask_test(&block->cpu.mapped_write, page))
 		state->mapped_write |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU);
 
 	for (i = 0; i < uvm_gpu_count; i++) {
@@ -1012,13 +1342,13 @@ void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
 
 		if (!gs)
 			continue;
-		if (test_bit(page, gs->resident.bits))
+		if (uvm_page_mask_test(&gs->resident, page))
 			state->resident |= bit;
-		if (test_bit(page, gs->mapped[0].bits))
+		if (uvm_page_mask_test(&gs->mapped[0], page))
 			state->mapped_read |= bit;
-		if (test_bit(page, gs->mapped[1].bits))
+		if (uvm_page_mask_test(&gs->mapped[1], page))
 			state->mapped_write |= bit;
-		if (test_bit(page, gs->mapped[2].bits))
+		if (uvm_page_mask_test(&gs->mapped[2], page))
 			state->mapped_atomic |= bit;
 	}
 }

@@ -1,33 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * 2 MiB VA blocks: per-page residency and mappings.
+ * 2 MiB VA blocks: per-page residency and mappings of every processor.
  */
 #ifndef _UVM_VA_BLOCK_H_
 #define _UVM_VA_BLOCK_H_
 
-#include <linux/bitmap.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/numa.h>
 #include <linux/types.h>
 
 #include "uvm.h"
 #include "uvm_hal.h"
+#include "uvm_page_mask.h"
 
 struct uvm_gpu;
 struct uvm_va_space;
 struct uvm_test_page_state;
 
-#define UVM_PAGES_PER_BLOCK	(UVM_VA_BLOCK_SIZE >> PAGE_SHIFT)
-
-/* A set of pages of one block. */
-struct uvm_page_mask {
-	DECLARE_BITMAP(bits, UVM_PAGES_PER_BLOCK);
-};
-
 /**
  * struct uvm_va_block_cpu - the CPU's side of a block
  * @pages:	the CPU page backing each page index, or NULL
- * @resident:	pages whose valid copy is in @pages
+ * @resident:	pages with a valid copy in @pages
  * @mapped:	pages with a CPU PTE (at least read)
  * @mapped_write: pages with a writable CPU PTE
  */
@@ -43,15 +37,21 @@ struct uvm_va_block_cpu {
  * @chunk:	vidmem offset of the block's 2 MiB chunk (page i at @chunk +
  *		i pages), valid when @has_chunk
  * @has_chunk:	a chunk is allocated
- * @resident:	pages whose valid copy is in the chunk
- * @mapped:	pages mapped in the GPU's page table with at least read,
+ * @resident:	pages with a valid copy in the chunk
+ * @mapped:	pages mapped in this GPU's page table with at least read,
  *		write, atomic permission (index: enum uvm_prot - 1)
+ * @target:	for mapped pages, the processor whose copy the PTE points at
+ *		(this GPU, a peer GPU, or the CPU)
+ * @dma:	for pages mapped to the CPU's copy, the DMA address from
+ *		sysmem_map(); allocated on first use
  */
 struct uvm_va_block_gpu {
 	u64 chunk;
 	bool has_chunk;
 	struct uvm_page_mask resident;
 	struct uvm_page_mask mapped[UVM_PROT_READ_WRITE_ATOMIC];
+	u8 target[UVM_PAGES_PER_BLOCK];
+	u64 *dma;
 };
 
 /**
@@ -61,6 +61,8 @@ struct uvm_va_block_gpu {
  * @lock:	protects everything below; see uvm_lock.h
  * @cpu:	CPU state; @lock
  * @gpus:	per-GPU state by GPU index, allocated on first use; @lock
+ * @last_prefetch: per page, the location of the last prefetch request
+ *		(uvm_loc_encode()), 0 for none; @lock
  *
  * Only the pages of the region that lie in a managed range are ever
  * populated.  A page resident nowhere reads as zeros on first touch.
@@ -71,12 +73,13 @@ struct uvm_va_block {
 	struct mutex lock; /* protects the state below */
 	struct uvm_va_block_cpu cpu;
 	struct uvm_va_block_gpu *gpus[UVM_MAX_GPUS];
+	u16 last_prefetch[UVM_PAGES_PER_BLOCK];
 };
 
 /*
  * struct uvm_va_block_ctx: scratch space of one block operation (copy-engine
- * operations being built, DMA addresses to release, PTE addresses); defined
- * in uvm_va_block.c.  One per servicing thread.
+ * operations being built, DMA addresses to release, PTE addresses, counts);
+ * defined in uvm_va_block.c.  One per servicing thread.
  */
 struct uvm_va_block_ctx;
 
@@ -104,6 +107,10 @@ static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
 	return block->start + ((u64)page << PAGE_SHIFT);
 }
 
+/* Pages of @block inside [start, end), clipped to the block. */
+void uvm_va_block_range_mask(const struct uvm_va_block *block, u64 start,
+			     u64 end, struct uvm_page_mask *mask);
+
 int uvm_va_block_init(void);
 void uvm_va_block_exit(void);
 
@@ -114,7 +121,39 @@ struct uvm_va_block *uvm_va_block_get_or_create(struct uvm_va_space *va_space,
 						u64 addr);
 struct uvm_va_block *uvm_va_block_lookup(struct uvm_va_space *va_space, u64 addr);
 void uvm_va_block_destroy(struct uvm_va_block *block);
+bool uvm_va_block_is_empty(struct uvm_va_block *block);
+void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
+			     struct uvm_test_page_state *state);
 
+/*
+ * Residency and mapping primitives (uvm_va_block.c), block lock held.
+ * Processor ids: UVM_PROCESSOR_CPU or UVM_PROCESSOR_GPU(index).
+ */
+const struct uvm_page_mask *uvm_va_block_resident(struct uvm_va_block *block,
+						  u32 proc);
+void uvm_va_block_resident_anywhere(struct uvm_va_block *block,
+				    struct uvm_page_mask *out);
+void uvm_va_block_duplicated(struct uvm_va_block *block,
+			     struct uvm_page_mask *out);
+int uvm_va_block_add_copies(struct uvm_va_block *block,
+			    struct uvm_va_block_ctx *ctx, u32 dst,
+			    const struct uvm_page_mask *mask, int nid);
+void uvm_va_block_drop_copies(struct uvm_va_block *block, u32 proc,
+			      const struct uvm_page_mask *mask);
+int uvm_va_block_collapse(struct uvm_va_block *block,
+			  struct uvm_va_block_ctx *ctx, u32 dst,
+			  const struct uvm_page_mask *mask, int nid);
+int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
+			       const struct uvm_page_mask *mask, int nid);
+int uvm_va_block_map_gpu(struct uvm_va_block *block,
+			 struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
+			 const struct uvm_page_mask *mask, enum uvm_prot need);
+int uvm_va_block_map_accessed_by(struct uvm_va_block *block,
+				 struct uvm_va_block_ctx *ctx,
+				 const struct uvm_page_mask *mask,
+				 u64 accessed_by, u32 except);
+
+/* Policy-driven operations (uvm_va_block_service.c), block lock held. */
 int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 				    struct uvm_va_block_ctx *ctx,
 				    struct uvm_gpu *gpu,
@@ -123,11 +162,20 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  struct uvm_va_block_ctx *ctx,
 					  struct vm_area_struct *vma, u64 addr,
 					  bool write);
-vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block, u64 addr);
-void uvm_va_block_unmap_pages(struct uvm_va_block *block,
-			      struct uvm_va_block_ctx *ctx, u64 start, u64 end);
-bool uvm_va_block_is_empty(struct uvm_va_block *block);
-void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
-			     struct uvm_test_page_state *state);
+vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
+				    struct uvm_va_block_ctx *ctx, u64 addr);
+int uvm_va_block_prefetch(struct uvm_va_block *block,
+			  struct uvm_va_block_ctx *ctx,
+			  const struct uvm_page_mask *mask,
+			  const struct uvm_location *loc);
+void uvm_va_block_discard(struct uvm_va_block *block,
+			  const struct uvm_page_mask *mask);
+int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,
+				   struct uvm_va_block_ctx *ctx,
+				   const struct uvm_page_mask *mask);
+int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
+				 struct uvm_va_block_ctx *ctx,
+				 const struct uvm_page_mask *mask, u32 proc);
+void uvm_va_block_unmap_pages(struct uvm_va_block *block, u64 start, u64 end);
 
 #endif /* _UVM_VA_BLOCK_H_ */

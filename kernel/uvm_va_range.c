@@ -36,8 +36,12 @@
 
 #include "uvm_compat.h"
 #include "uvm_va_block.h"
+#include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+
+/* Buffer ids: unique while the module is loaded, never reused. */
+static atomic64_t uvm_va_range_next_id = ATOMIC64_INIT(0);
 
 static inline struct uvm_va_range *to_uvm_va_range(struct interval_tree_node *node)
 {
@@ -66,12 +70,13 @@ struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr)
  * @va_space:	the VA space; its lock held for write
  * @start:	first byte
  * @end:	last byte + 1
+ * @buffer_id:	the allocation's buffer id
  * @gfp:	allocation flags
  *
  * Return: 0 or -ENOMEM.
  */
 static int __uvm_va_range_insert(struct uvm_va_space *va_space, u64 start,
-				 u64 end, gfp_t gfp)
+				 u64 end, u64 buffer_id, gfp_t gfp)
 {
 	struct uvm_va_range *range;
 
@@ -82,6 +87,7 @@ static int __uvm_va_range_insert(struct uvm_va_space *va_space, u64 start,
 		return -ENOMEM;
 	range->node.start = start;
 	range->node.last = end - 1;
+	range->buffer_id = buffer_id;
 	interval_tree_insert(&range->node, &va_space->ranges);
 	return 0;
 }
@@ -104,14 +110,15 @@ static void __uvm_va_range_remove(struct uvm_va_space *va_space, u64 start,
 
 	while ((node = interval_tree_iter_first(&va_space->ranges, start, end - 1))) {
 		u64 first = node->start, last = node->last;
+		u64 id = to_uvm_va_range(node)->buffer_id;
 
 		interval_tree_remove(node, &va_space->ranges);
 		kfree(to_uvm_va_range(node));
 		if (first < start)
-			__uvm_va_range_insert(va_space, first, start,
+			__uvm_va_range_insert(va_space, first, start, id,
 					      GFP_KERNEL | __GFP_NOFAIL);
 		if (last > end - 1)
-			__uvm_va_range_insert(va_space, end, last + 1,
+			__uvm_va_range_insert(va_space, end, last + 1, id,
 					      GFP_KERNEL | __GFP_NOFAIL);
 	}
 }
@@ -138,7 +145,7 @@ void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end)
 			  start >> UVM_VA_BLOCK_SHIFT,
 			  (end - 1) >> UVM_VA_BLOCK_SHIFT) {
 		mutex_lock(&block->lock);
-		uvm_va_block_unmap_pages(block, NULL, start, end);
+		uvm_va_block_unmap_pages(block, start, end);
 		empty = uvm_va_block_is_empty(block);
 		mutex_unlock(&block->lock);
 		if (empty) {
@@ -147,7 +154,63 @@ void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end)
 		}
 	}
 	__uvm_va_range_remove(va_space, start, end);
+	uvm_va_policy_clear(va_space, start, end);
 	up_write(&va_space->lock);
+}
+
+/**
+ * uvm_va_range_check() - validate a user range of managed memory
+ * @va_space:	the VA space; its lock held
+ * @address:	start as given; rounded down to a page
+ * @length:	bytes as given; the end is rounded up to a page
+ * @start:	out: first byte, page aligned
+ * @end:	out: last byte + 1, page aligned
+ *
+ * Return: 0, or -EINVAL for an empty or wrapping range, or one that is not
+ * entirely inside a single managed range.
+ */
+int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
+		       u64 *start, u64 *end)
+{
+	struct uvm_va_range *range;
+
+	if (!length || address + length < address ||
+	    address + length > U64_MAX - PAGE_SIZE)
+		return -EINVAL;
+	*start = round_down(address, PAGE_SIZE);
+	*end = round_up(address + length, PAGE_SIZE);
+	range = uvm_va_range_find(va_space, *start);
+	if (!range || range->node.last < *end - 1)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * uvm_ioc_pointer_info() - UVM_IOC_POINTER_INFO
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_pointer_info
+ *
+ * Return: 0 or -ENOENT when the address is in no allocation; -EINVAL for
+ * non-zero pad or reserved fields.
+ */
+int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_pointer_info *args = data;
+	struct uvm_va_range *range;
+
+	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
+
+	down_read(&va_space->lock);
+	range = uvm_va_range_find(va_space, args->address);
+	if (range) {
+		args->start = range->node.start;
+		args->size = range->node.last + 1 - range->node.start;
+		args->buffer_id = range->buffer_id;
+		args->flags = UVM_POINTER_MANAGED;
+	}
+	up_read(&va_space->lock);
+	return range ? 0 : -ENOENT;
 }
 
 /* VMA operations */
@@ -227,14 +290,19 @@ static vm_fault_t uvm_vma_fault(struct vm_fault *vmf)
 
 static vm_fault_t uvm_vma_pfn_mkwrite(struct vm_fault *vmf)
 {
+	struct uvm_va_block_ctx *ctx;
 	struct uvm_va_block *block;
 	vm_fault_t ret;
 
+	ctx = uvm_va_block_ctx_alloc();
+	if (!ctx)
+		return VM_FAULT_OOM;
 	ret = uvm_vma_lock_block(vmf, &block);
-	if (ret)
-		return ret;
-	ret = uvm_va_block_cpu_mkwrite(block, vmf->address);
-	uvm_vma_unlock_block(vmf, block);
+	if (!ret) {
+		ret = uvm_va_block_cpu_mkwrite(block, ctx, vmf->address);
+		uvm_vma_unlock_block(vmf, block);
+	}
+	uvm_va_block_ctx_free(ctx);
 	return ret;
 }
 
@@ -270,6 +338,7 @@ int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 
 	down_write(&va_space->lock);
 	ret = __uvm_va_range_insert(va_space, vma->vm_start, vma->vm_end,
+				    atomic64_inc_return(&uvm_va_range_next_id),
 				    GFP_KERNEL_ACCOUNT);
 	up_write(&va_space->lock);
 	return ret;

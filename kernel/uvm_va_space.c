@@ -31,6 +31,7 @@
 
 #include "uvm_gpu.h"
 #include "uvm_va_block.h"
+#include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
@@ -102,6 +103,8 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	kref_init(&va_space->kref);
 	init_rwsem(&va_space->lock);
 	va_space->ranges = RB_ROOT_CACHED;
+	va_space->policies = RB_ROOT_CACHED;
+	uvm_migrate_queue_init(&va_space->migrate);
 	xa_init(&va_space->blocks);
 	address_space_init_once(&va_space->mapping);
 	va_space->mapping.host = inode;
@@ -146,6 +149,7 @@ static void uvm_va_space_free(struct kref *kref)
 	struct uvm_va_space *va_space = container_of(kref, struct uvm_va_space, kref);
 
 	uvm_va_space_free_blocks(va_space);
+	uvm_va_policy_destroy(va_space);
 	uvm_va_space_release_gpus(va_space, uvm_gpu_count);
 	mmdrop(va_space->mm);
 	kfree_rcu(va_space, rcu);
@@ -177,6 +181,7 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 	struct interval_tree_node *node;
 
 	uvm_va_space_unpublish(va_space, uvm_gpu_count);
+	uvm_migrate_queue_drain(&va_space->migrate);
 
 	/* No VMA is left (each held a file reference); free what remains. */
 	down_write(&va_space->lock);

@@ -14,6 +14,7 @@
 
 #include "uvm.h"
 #include "uvm_hal.h"
+#include "uvm_migrate.h"
 
 struct mm_struct;
 struct uvm_va_block;
@@ -28,9 +29,11 @@ struct uvm_va_block;
  *		(file offsets equal virtual addresses in our VMAs)
  * @lock:	see uvm_lock.h: protects @ranges and @blocks membership
  * @ranges:	managed ranges, an interval tree by virtual address; @lock
+ * @policies:	memory policy (advice) by address range; @lock
  * @blocks:	VA block index (address >> 21) -> struct uvm_va_block; the
  *		xarray's own lock for stores, @lock (write) for erasing
  * @gpu_va_spaces: one per registered GPU, created at open; constant
+ * @migrate:	asynchronous migration batches and their fences
  * @counters:	UVM_COUNTER_* values
  * @rcu:	deferred free: fault servicing looks us up under RCU
  */
@@ -40,8 +43,10 @@ struct uvm_va_space {
 	struct address_space mapping;
 	struct rw_semaphore lock; /* ranges, blocks membership */
 	struct rb_root_cached ranges;
+	struct rb_root_cached policies;
 	struct xarray blocks;
 	struct uvm_gpu_va_space gpu_va_spaces[UVM_MAX_GPUS];
+	struct uvm_migrate_queue migrate;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	struct rcu_head rcu;
 };

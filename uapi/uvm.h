@@ -19,6 +19,9 @@
  *
  * Changelog:
  *  1.0  GET_VERSION, GPU_INFO, GET_COUNTERS; managed memory by mmap().
+ *  1.1  ADVISE, MIGRATE (prefetch, discard, discard-and-prefetch batches,
+ *       synchronous or asynchronous with fences), FENCE_WAIT, RANGE_QUERY,
+ *       POINTER_INFO.
  */
 #ifndef _UAPI_UVM_H_
 #define _UAPI_UVM_H_
@@ -27,7 +30,7 @@
 #include <linux/types.h>
 
 #define UVM_API_VERSION_MAJOR	1
-#define UVM_API_VERSION_MINOR	0
+#define UVM_API_VERSION_MINOR	1
 
 /* Name of the device node under /dev. */
 #define UVM_DEVICE_NAME		"uvm"
@@ -124,7 +127,10 @@ struct uvm_ioc_gpu_info {
 #define UVM_COUNTER_GPU_PAGES_MAPPED	14 /* GPU PTEs written */
 #define UVM_COUNTER_GPU_PAGES_UNMAPPED	15 /* GPU PTEs revoked */
 #define UVM_COUNTER_CPU_PAGES_UNMAPPED	16 /* CPU PTE ranges revoked, in pages */
-#define UVM_COUNTER_COUNT		17
+#define UVM_COUNTER_PAGES_DUPLICATED	17 /* read-only copies created (read-mostly) */
+#define UVM_COUNTER_PAGES_DISCARDED	18 /* pages whose contents were dropped */
+#define UVM_COUNTER_PAGES_PREFETCHED	19 /* pages made resident by MIGRATE */
+#define UVM_COUNTER_COUNT		20
 
 /**
  * struct uvm_ioc_get_counters - UVM_IOC_GET_COUNTERS
@@ -140,9 +146,207 @@ struct uvm_ioc_get_counters {
 	__u32 flags;
 };
 
+/*
+ * Locations: where memory lives or should live.  The values are those of
+ * CUDA's CUmemLocationType; 0 (UVM_LOCATION_INVALID) is only ever an output
+ * ("not uniform over the range" or "none").
+ */
+#define UVM_LOCATION_INVALID		0
+#define UVM_LOCATION_GPU		1	/* id: GPU index */
+#define UVM_LOCATION_HOST		2	/* id ignored */
+#define UVM_LOCATION_HOST_NUMA		3	/* id: NUMA node with memory */
+#define UVM_LOCATION_HOST_NUMA_CURRENT	4	/* id ignored; the caller's node */
+
+/**
+ * struct uvm_location - a place for memory
+ * @type:	UVM_LOCATION_*
+ * @id:		GPU index or NUMA node, see @type
+ */
+struct uvm_location {
+	__u32 type;
+	__s32 id;
+};
+
+/* struct uvm_ioc_advise::advice, the values of CUDA's CUmem_advise */
+#define UVM_ADVICE_SET_READ_MOSTLY		1
+#define UVM_ADVICE_UNSET_READ_MOSTLY		2
+#define UVM_ADVICE_SET_PREFERRED_LOCATION	3
+#define UVM_ADVICE_UNSET_PREFERRED_LOCATION	4
+#define UVM_ADVICE_SET_ACCESSED_BY		5
+#define UVM_ADVICE_UNSET_ACCESSED_BY		6
+
+/**
+ * struct uvm_ioc_advise - UVM_IOC_ADVISE: set or clear advice on a range
+ * @address:	(in) start; rounded down to a page
+ * @length:	(in) bytes, > 0; the end is rounded up to a page.  The range
+ *		must lie inside one managed range
+ * @advice:	(in) UVM_ADVICE_*
+ * @flags:	(in) must be zero
+ * @location:	(in) SET_PREFERRED_LOCATION: GPU, HOST, HOST_NUMA or
+ *		HOST_NUMA_CURRENT (resolved to the caller's node now);
+ *		SET/UNSET_ACCESSED_BY: GPU or HOST; ignored by the others
+ * @reserved:	must be zero
+ */
+struct uvm_ioc_advise {
+	__u64 address;
+	__u64 length;
+	__u32 advice;
+	__u32 flags;
+	struct uvm_location location;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_range - a byte range of managed memory
+ * @address:	start; rounded down to a page
+ * @length:	bytes, > 0; the end is rounded up to a page
+ */
+struct uvm_range {
+	__u64 address;
+	__u64 length;
+};
+
+/* struct uvm_ioc_migrate::op */
+#define UVM_MIGRATE_PREFETCH		1	/* make resident at a location */
+#define UVM_MIGRATE_DISCARD		2	/* drop the contents everywhere */
+#define UVM_MIGRATE_DISCARD_PREFETCH	3	/* both, without copying old data */
+
+/* struct uvm_ioc_migrate::flags */
+#define UVM_MIGRATE_ASYNC		(1U << 0)	/* queue it, return a fence */
+
+#define UVM_MIGRATE_MAX_RANGES		(1U << 20)
+#define UVM_MIGRATE_NO_INDEX		0xffffffffU
+
+/**
+ * struct uvm_ioc_migrate - UVM_IOC_MIGRATE: prefetch or discard a batch
+ * @op:		(in) UVM_MIGRATE_*
+ * @flags:	(in) UVM_MIGRATE_ASYNC or 0
+ * @ranges_ptr:	(in) user array of @count struct uvm_range; each must lie
+ *		inside one managed range; ranges may overlap (no order is
+ *		guaranteed between the ranges of one batch)
+ * @count:	(in) 1 .. UVM_MIGRATE_MAX_RANGES
+ * @locations_ptr: (in) PREFETCH, DISCARD_PREFETCH: user array of
+ *		@num_locations struct uvm_location (GPU, HOST, HOST_NUMA,
+ *		HOST_NUMA_CURRENT); DISCARD: 0
+ * @location_starts_ptr: (in) user array of @num_locations __u64: location
+ *		k applies to ranges starts[k] .. starts[k + 1] - 1 (the last to
+ *		the end); starts[0] is 0, the entries strictly increase and are
+ *		below @count (CUDA's prefetchLocIdxs).  DISCARD: 0
+ * @num_locations: (in) 1 .. @count for the prefetching ops, 0 for DISCARD
+ * @bad_range:	(out) on -EINVAL: index of the offending range, else
+ *		UVM_MIGRATE_NO_INDEX
+ * @bad_location: (out) on -EINVAL/-ENODEV: index of the offending location
+ *		or start, else UVM_MIGRATE_NO_INDEX
+ * @pad:	must be zero
+ * @fence:	(out) with UVM_MIGRATE_ASYNC: wait for it with
+ *		UVM_IOC_FENCE_WAIT
+ * @reserved:	must be zero
+ *
+ * The whole batch is validated before anything happens: an invalid entry
+ * changes nothing.  Without UVM_MIGRATE_ASYNC the batch has run when the
+ * ioctl returns.  Asynchronous batches of one VA space run one after the
+ * other in submission order, each completing its fence.
+ */
+struct uvm_ioc_migrate {
+	__u32 op;
+	__u32 flags;
+	__u64 ranges_ptr;
+	__u64 count;
+	__u64 locations_ptr;
+	__u64 location_starts_ptr;
+	__u32 num_locations;
+	__u32 bad_range;
+	__u32 bad_location;
+	__u32 pad;
+	__u64 fence;
+	__u64 reserved[2];
+};
+
+/* struct uvm_ioc_fence_wait::flags */
+#define UVM_FENCE_WAIT_POLL	(1U << 0)	/* do not wait: -EAGAIN if pending */
+
+/**
+ * struct uvm_ioc_fence_wait - UVM_IOC_FENCE_WAIT: wait for async work
+ * @fence:	(in) a fence from UVM_IOC_MIGRATE, or 0 for "everything
+ *		submitted so far"
+ * @flags:	(in) UVM_FENCE_WAIT_POLL or 0
+ * @pad:	must be zero
+ * @completed:	(out) the highest fence completed
+ *
+ * Return: 0 when @fence completed successfully; the -errno of the batch
+ * when it failed (reported once); -EAGAIN with UVM_FENCE_WAIT_POLL while
+ * pending; -EINTR when a fatal signal ended the wait; -EINVAL for a fence
+ * never handed out.
+ */
+struct uvm_ioc_fence_wait {
+	__u64 fence;
+	__u32 flags;
+	__u32 pad;
+	__u64 completed;
+};
+
+/**
+ * struct uvm_ioc_range_query - UVM_IOC_RANGE_QUERY: policy of a range
+ * @address:	(in) start; rounded down to a page
+ * @length:	(in) bytes, > 0; the end is rounded up; inside one managed
+ *		range
+ * @flags:	(in) must be zero
+ * @read_mostly: (out) 1 if every page is read-mostly, else 0
+ * @preferred:	(out) the preferred location if every page has the same
+ *		one, else type UVM_LOCATION_INVALID (also when none is set)
+ * @last_prefetch: (out) the location of the last prefetch if every page was
+ *		last prefetched to the same one, else UVM_LOCATION_INVALID
+ * @accessed_by: (out) processor mask (UVM_PROCESSOR_MASK) of the processors
+ *		set accessed-by on every page of the range
+ * @reserved:	must be zero
+ *
+ * HOST_NUMA_CURRENT never appears: it was resolved when it was set.
+ */
+struct uvm_ioc_range_query {
+	__u64 address;
+	__u64 length;
+	__u32 flags;
+	__u32 read_mostly;
+	struct uvm_location preferred;
+	struct uvm_location last_prefetch;
+	__u64 accessed_by;
+	__u64 reserved[2];
+};
+
+/* struct uvm_ioc_pointer_info::flags (out) */
+#define UVM_POINTER_MANAGED	(1U << 0)	/* managed memory (mmap of /dev/uvm) */
+
+/**
+ * struct uvm_ioc_pointer_info - UVM_IOC_POINTER_INFO: what an address is
+ * @address:	(in) any address
+ * @start:	(out) first byte of the allocation containing @address
+ * @size:	(out) its size in bytes
+ * @buffer_id:	(out) unique id of the allocation, never reused while the
+ *		module is loaded; the pieces left by a partial munmap keep it
+ * @flags:	(out) UVM_POINTER_*
+ * @pad:	must be zero
+ * @reserved:	must be zero
+ *
+ * Return: 0, or -ENOENT when @address is in no allocation of the VA space.
+ */
+struct uvm_ioc_pointer_info {
+	__u64 address;
+	__u64 start;
+	__u64 size;
+	__u64 buffer_id;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
 #define UVM_IOC_GET_VERSION	_IOWR(UVM_IOC_MAGIC, 0x00, struct uvm_ioc_version)
 #define UVM_IOC_GPU_INFO	_IOWR(UVM_IOC_MAGIC, 0x01, struct uvm_ioc_gpu_info)
 #define UVM_IOC_GET_COUNTERS	_IOWR(UVM_IOC_MAGIC, 0x02, struct uvm_ioc_get_counters)
+#define UVM_IOC_ADVISE		_IOWR(UVM_IOC_MAGIC, 0x03, struct uvm_ioc_advise)
+#define UVM_IOC_MIGRATE		_IOWR(UVM_IOC_MAGIC, 0x04, struct uvm_ioc_migrate)
+#define UVM_IOC_FENCE_WAIT	_IOWR(UVM_IOC_MAGIC, 0x05, struct uvm_ioc_fence_wait)
+#define UVM_IOC_RANGE_QUERY	_IOWR(UVM_IOC_MAGIC, 0x06, struct uvm_ioc_range_query)
+#define UVM_IOC_POINTER_INFO	_IOWR(UVM_IOC_MAGIC, 0x07, struct uvm_ioc_pointer_info)
 
 /*
  * Managed memory: mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)

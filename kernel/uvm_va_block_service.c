@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * What a fault, a prefetch, a discard or a piece of advice does to a block.
+ *
+ * DOC: Residency policy
+ *
+ * For an access by processor A to pages with policy P (uvm_va_policy.c):
+ *
+ * - a read of a read-mostly page gives A a read-only copy of its own; the
+ *   other copies stay (read duplication);
+ * - otherwise the page collapses to a single copy.  If P has a preferred
+ *   location L and A can map memory at L (a GPU maps system memory and peer
+ *   vidmem; the CPU maps only its own memory), the copy goes to L and A maps
+ *   it remotely: another processor with access gets a mapping instead of
+ *   migrating the data.  Otherwise the copy goes to A.  A CPU write to a
+ *   page whose preferred location is a host NUMA node puts the copy on that
+ *   node;
+ * - after every change of residency, the GPUs in P's accessed-by set are
+ *   mapped to the pages wherever they now are.  The CPU cannot map GPU
+ *   memory: its accessed-by only matters while data is in system memory,
+ *   where its next access maps it.
+ *
+ * A prefetch to D gives D a read-only copy of read-mostly pages (moving an
+ * existing CPU copy to D's NUMA node if D is one) and moves the others to D,
+ * populating untouched pages there; it maps D (a GPU) and the accessed-by
+ * GPUs, and records D as the pages' last prefetch location.  A discard drops
+ * every copy: the next access populates zeros.
+ *
+ * Locking: every function here runs with the block lock held and the VA
+ * space lock held (read or write), which also protects the policy tree.
+ */
+#include <linux/mm.h>
+
+#include "uvm_gpu.h"
+#include "uvm_va_block.h"
+#include "uvm_va_policy.h"
+#include "uvm_va_space.h"
+
+/**
+ * struct uvm_residency - where an access must be served from
+ * @proc:	processor that gets (or keeps) the copy
+ * @nid:	NUMA node for a CPU copy, or NUMA_NO_NODE
+ * @dup:	a read-only copy is enough; other copies stay
+ */
+struct uvm_residency {
+	u32 proc;
+	int nid;
+	bool dup;
+};
+
+/**
+ * block_choose() - apply the residency policy to one access
+ * @policy:	policy of the pages
+ * @accessor:	processor id of the access
+ * @write:	write or atomic access
+ *
+ * Return: the decision.
+ */
+static struct uvm_residency block_choose(const struct uvm_va_policy *policy,
+					 u32 accessor, bool write)
+{
+	struct uvm_residency r = { .proc = accessor, .nid = NUMA_NO_NODE };
+	u32 pref;
+
+	if (policy->read_mostly && !write) {
+		r.dup = true;
+		if (accessor == UVM_PROCESSOR_CPU)
+			r.nid = uvm_location_nid(&policy->preferred);
+		return r;
+	}
+	if (!uvm_va_policy_has_preferred(policy))
+		return r;
+	pref = uvm_location_processor(&policy->preferred);
+	if (pref == accessor || accessor != UVM_PROCESSOR_CPU) {
+		r.proc = pref;
+		r.nid = uvm_location_nid(&policy->preferred);
+	}
+	return r;
+}
+
+/**
+ * block_serve() - make pages available to an access
+ * @block:	the block
+ * @ctx:	scratch space
+ * @policy:	policy of @mask
+ * @accessor:	processor id
+ * @mask:	pages accessed
+ * @write:	write access
+ *
+ * Return: 0 or -errno.
+ */
+static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+		       const struct uvm_va_policy *policy, u32 accessor,
+		       const struct uvm_page_mask *mask, bool write)
+{
+	struct uvm_residency r;
+
+	if (uvm_page_mask_empty(mask))
+		return 0;
+	r = block_choose(policy, accessor, write);
+	if (r.dup)
+		return uvm_va_block_add_copies(block, ctx, r.proc, mask, r.nid);
+	return uvm_va_block_collapse(block, ctx, r.proc, mask, r.nid);
+}
+
+/**
+ * uvm_va_block_service_gpu_faults() - service one batch's faults in a block
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the faulting GPU
+ * @req:	the faulted pages and their access types; all inside managed
+ *		ranges
+ *
+ * Serves each policy run of the block (see "Residency policy"), maps the
+ * pages on @gpu with the permission the faults need, and the accessed-by
+ * GPUs.  Faults already satisfied by an earlier batch cost no copy.
+ *
+ * Context: GPU fault servicing, VA space lock held for read.
+ * Return: 0 or -errno (the caller cancels the faults as fatal).
+ */
+int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
+				    struct uvm_va_block_ctx *ctx,
+				    struct uvm_gpu *gpu,
+				    const struct uvm_fault_block_req *req)
+{
+	u32 accessor = uvm_gpu_processor(gpu);
+	struct uvm_page_mask run, m, w, r;
+	struct uvm_va_policy_iter iter;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	for_each_va_policy_run(&iter, block->va_space, block->start,
+			       block->start + UVM_VA_BLOCK_SIZE) {
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, &req->pages, &run))
+			continue;
+		uvm_page_mask_and(&w, &m, &req->write);
+		uvm_page_mask_andnot(&r, &m, &w);
+
+		ret = block_serve(block, ctx, iter.policy, accessor, &r, false);
+		if (!ret)
+			ret = block_serve(block, ctx, iter.policy, accessor, &w, true);
+		if (!ret)
+			ret = uvm_va_block_map_gpu(block, ctx, gpu, &r, UVM_PROT_NONE);
+		if (!ret)
+			ret = uvm_va_block_map_gpu(block, ctx, gpu, &w,
+						   UVM_PROT_READ_WRITE_ATOMIC);
+		if (!ret)
+			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
+							   iter.policy->accessed_by,
+							   accessor);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * block_page_policy() - the policy of one page
+ * @block:	the block
+ * @page:	page index
+ *
+ * Return: the policy (the default one when no advice covers the page).
+ */
+static const struct uvm_va_policy *block_page_policy(struct uvm_va_block *block,
+						     u32 page)
+{
+	struct uvm_va_policy_iter iter;
+	u64 addr = uvm_va_block_page_addr(block, page);
+
+	uvm_va_policy_iter_first(block->va_space, addr, addr + PAGE_SIZE, &iter);
+	return iter.policy;
+}
+
+static vm_fault_t uvm_errno_to_vm_fault(int err)
+{
+	return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+}
+
+/**
+ * uvm_va_block_service_cpu_fault() - service a CPU fault on managed memory
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @vma:	the faulting VMA (one of our managed VMAs)
+ * @addr:	faulting address
+ * @write:	write access
+ *
+ * Serves the page (see "Residency policy") and inserts its PTE: read-only
+ * while the page has other copies, else writable when the VMA is.
+ *
+ * Context: ->fault with mmap_lock held for read, VA space lock for read.
+ * Return: VM_FAULT_NOPAGE, VM_FAULT_OOM or VM_FAULT_SIGBUS.
+ */
+vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
+					  struct uvm_va_block_ctx *ctx,
+					  struct vm_area_struct *vma, u64 addr,
+					  bool write)
+{
+	u32 page = uvm_va_block_page_index(block, addr);
+	const struct uvm_va_policy *policy = block_page_policy(block, page);
+	struct uvm_page_mask mask, dup;
+	bool writable;
+	vm_fault_t vmret;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	uvm_page_mask_zero(&mask);
+	uvm_page_mask_set(&mask, page);
+	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, write);
+	if (!ret)
+		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
+						   policy->accessed_by,
+						   UVM_PROCESSOR_CPU);
+	if (ret)
+		return uvm_errno_to_vm_fault(ret);
+
+	uvm_va_block_duplicated(block, &dup);
+	writable = (vma->vm_flags & VM_WRITE) && !uvm_page_mask_test(&dup, page);
+	vmret = vmf_insert_pfn_prot(vma, addr & PAGE_MASK,
+				    page_to_pfn(block->cpu.pages[page]),
+				    writable ? vm_get_page_prot(vma->vm_flags) :
+					       vma->vm_page_prot);
+	if (vmret != VM_FAULT_NOPAGE)
+		return vmret;
+
+	uvm_page_mask_set(&block->cpu.mapped, page);
+	if (writable)
+		uvm_page_mask_set(&block->cpu.mapped_write, page);
+	return VM_FAULT_NOPAGE;
+}
+
+/**
+ * uvm_va_block_cpu_mkwrite() - a CPU write hit a read-only PTE
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @addr:	faulting address
+ *
+ * Collapses the page to the CPU's copy (other copies are invalidated),
+ * re-establishes the accessed-by mappings.
+ *
+ * Return: 0 to let the kernel make the PTE writable; VM_FAULT_NOPAGE to
+ * retry when the PTE is gone meanwhile (the page moved); VM_FAULT_OOM or
+ * VM_FAULT_SIGBUS on failure.
+ */
+vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
+				    struct uvm_va_block_ctx *ctx, u64 addr)
+{
+	u32 page = uvm_va_block_page_index(block, addr);
+	const struct uvm_va_policy *policy = block_page_policy(block, page);
+	struct uvm_page_mask mask;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!uvm_page_mask_test(&block->cpu.mapped, page))
+		return VM_FAULT_NOPAGE;
+
+	uvm_page_mask_zero(&mask);
+	uvm_page_mask_set(&mask, page);
+	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, true);
+	if (!ret)
+		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
+						   policy->accessed_by,
+						   UVM_PROCESSOR_CPU);
+	if (ret)
+		return uvm_errno_to_vm_fault(ret);
+	if (!uvm_page_mask_test(&block->cpu.mapped, page))
+		return VM_FAULT_NOPAGE;
+	uvm_page_mask_set(&block->cpu.mapped_write, page);
+	return 0;
+}
+
+/**
+ * uvm_va_block_prefetch() - make pages resident at a location
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @mask:	pages, all inside managed ranges
+ * @loc:	resolved destination (GPU, HOST or HOST_NUMA)
+ *
+ * See "Residency policy".
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_prefetch(struct uvm_va_block *block,
+			  struct uvm_va_block_ctx *ctx,
+			  const struct uvm_page_mask *mask,
+			  const struct uvm_location *loc)
+{
+	u32 dst = uvm_location_processor(loc);
+	int nid = uvm_location_nid(loc);
+	u16 code = uvm_location_encode(loc);
+	struct uvm_page_mask run, m, before;
+	struct uvm_va_policy_iter iter;
+	unsigned int page;
+	int ret = 0;
+
+	lockdep_assert_held(&block->lock);
+
+	/* The request is what the range query reports, done or not. */
+	for_each_page_in_mask(page, mask)
+		block->last_prefetch[page] = code;
+
+	if (uvm_va_block_resident(block, dst))
+		before = *uvm_va_block_resident(block, dst);
+	else
+		uvm_page_mask_zero(&before);
+
+	for_each_va_policy_run(&iter, block->va_space, block->start,
+			       block->start + UVM_VA_BLOCK_SIZE) {
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, mask, &run))
+			continue;
+		if (iter.policy->read_mostly) {
+			ret = uvm_va_block_add_copies(block, ctx, dst, &m, nid);
+			if (!ret && dst == UVM_PROCESSOR_CPU && nid != NUMA_NO_NODE)
+				ret = uvm_va_block_cpu_move_node(block, &m, nid);
+		} else {
+			ret = uvm_va_block_collapse(block, ctx, dst, &m, nid);
+		}
+		if (!ret && dst != UVM_PROCESSOR_CPU)
+			ret = uvm_va_block_map_gpu(block, ctx, uvm_gpu_get(dst - 1),
+						   &m, UVM_PROT_NONE);
+		if (!ret)
+			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
+							   iter.policy->accessed_by,
+							   dst);
+		if (ret)
+			break;
+	}
+
+	uvm_page_mask_andnot(&m, uvm_va_block_resident(block, dst), &before);
+	uvm_page_mask_and(&m, &m, mask);
+	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_PREFETCHED,
+			   uvm_page_mask_weight(&m));
+	return ret;
+}
+
+/**
+ * uvm_va_block_discard() - drop the contents of pages everywhere
+ * @block:	the block; its lock held
+ * @mask:	pages
+ *
+ * Every mapping is revoked and every copy freed, without copying; the next
+ * access populates zeros.
+ */
+void uvm_va_block_discard(struct uvm_va_block *block,
+			  const struct uvm_page_mask *mask)
+{
+	struct uvm_page_mask m;
+	u32 proc;
+
+	lockdep_assert_held(&block->lock);
+
+	uvm_va_block_resident_anywhere(block, &m);
+	if (!uvm_page_mask_and(&m, &m, mask))
+		return;
+	for (proc = 0; proc <= uvm_gpu_count; proc++)
+		uvm_va_block_drop_copies(block, proc, &m);
+	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_DISCARDED,
+			   uvm_page_mask_weight(&m));
+}
+
+/**
+ * block_survivor() - the copy kept when read duplication ends
+ * @block:	the block
+ * @policy:	policy of the page
+ * @page:	page index, duplicated
+ *
+ * The preferred location's copy if there is one there, else the first
+ * resident processor in id order (CUDA: "arbitrary").
+ *
+ * Return: processor id.
+ */
+static u32 block_survivor(struct uvm_va_block *block,
+			  const struct uvm_va_policy *policy, u32 page)
+{
+	const struct uvm_page_mask *res;
+	u32 proc;
+
+	if (uvm_va_policy_has_preferred(policy)) {
+		proc = uvm_location_processor(&policy->preferred);
+		res = uvm_va_block_resident(block, proc);
+		if (res && uvm_page_mask_test(res, page))
+			return proc;
+	}
+	for (proc = 0; proc <= uvm_gpu_count; proc++) {
+		res = uvm_va_block_resident(block, proc);
+		if (res && uvm_page_mask_test(res, page))
+			return proc;
+	}
+	return UVM_PROCESSOR_CPU;
+}
+
+/**
+ * uvm_va_block_unset_read_mostly() - collapse duplicated pages
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @mask:	pages whose read-mostly advice was just removed
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,
+				   struct uvm_va_block_ctx *ctx,
+				   const struct uvm_page_mask *mask)
+{
+	struct uvm_page_mask dup, one;
+	unsigned int page;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	uvm_va_block_duplicated(block, &dup);
+	if (!uvm_page_mask_and(&dup, &dup, mask))
+		return 0;
+	for_each_page_in_mask(page, &dup) {
+		const struct uvm_va_policy *policy = block_page_policy(block, page);
+
+		uvm_page_mask_zero(&one);
+		uvm_page_mask_set(&one, page);
+		ret = uvm_va_block_collapse(block, ctx,
+					    block_survivor(block, policy, page),
+					    &one, NUMA_NO_NODE);
+		if (!ret)
+			ret = uvm_va_block_map_accessed_by(block, ctx, &one,
+							   policy->accessed_by,
+							   UVM_PROCESSOR_CPU);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * uvm_va_block_set_accessed_by() - map a processor to resident pages
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @mask:	pages that just got the processor in their accessed-by set
+ * @proc:	processor id
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
+				 struct uvm_va_block_ctx *ctx,
+				 const struct uvm_page_mask *mask, u32 proc)
+{
+	lockdep_assert_held(&block->lock);
+
+	if (proc == UVM_PROCESSOR_CPU)
+		return 0;
+	return uvm_va_block_map_gpu(block, ctx, uvm_gpu_get(proc - 1), mask,
+				    UVM_PROT_NONE);
+}

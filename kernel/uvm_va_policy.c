@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Memory policy (advice) of managed memory, by address range.
+ *
+ * DOC: Memory policy
+ *
+ * Advice (read-mostly, preferred location, accessed-by) is page granular.
+ * A VA space keeps it in an interval tree of non-overlapping nodes, each
+ * carrying one &struct uvm_va_policy; addresses without a node have the
+ * default policy (no advice).  Setting advice on a range splits the nodes at
+ * the range's ends, updates the nodes inside, fills the gaps, then merges
+ * neighbours with equal policies and drops nodes equal to the default, so
+ * the tree stays as small as the advice is fragmented.
+ *
+ * The fault and migration paths read the policy of a block with
+ * for_each_va_policy_run(), which yields maximal runs of equal policy
+ * (default runs included) over an address range.
+ *
+ * The ioctls:
+ *
+ * - UVM_IOC_ADVISE validates the range (inside one managed range, rounded
+ *   to pages) and the location, resolves HOST_NUMA_CURRENT to the calling
+ *   CPU's node, records the advice, then applies its immediate effects:
+ *   UNSET_READ_MOSTLY collapses duplicated pages to one copy,
+ *   SET_ACCESSED_BY maps the processor to the pages resident elsewhere.
+ *   The other advice acts on later faults and migrations only.
+ * - UVM_IOC_RANGE_QUERY aggregates the policy over a range with CUDA's
+ *   rules (uniform or invalid; accessed-by set on the whole range).
+ *
+ * Locking: the tree is protected by uvm_va_space.lock: written with it held
+ * for write, read with it held for read or write.
+ */
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+
+#include "uvm_gpu.h"
+#include "uvm_va_block.h"
+#include "uvm_va_policy.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+
+const struct uvm_va_policy uvm_va_policy_default;
+
+/**
+ * struct uvm_va_policy_node - the policy of one address range
+ * @node:	in uvm_va_space.policies: [start, last]
+ * @policy:	the policy
+ * @link:	on a list of nodes being built by uvm_va_policy_update()
+ */
+struct uvm_va_policy_node {
+	struct interval_tree_node node;
+	struct uvm_va_policy policy;
+	struct list_head link;
+};
+
+static inline struct uvm_va_policy_node *
+to_uvm_va_policy_node(struct interval_tree_node *node)
+{
+	return container_of(node, struct uvm_va_policy_node, node);
+}
+
+static bool uvm_va_policy_equal(const struct uvm_va_policy *a,
+				const struct uvm_va_policy *b)
+{
+	return a->read_mostly == b->read_mostly &&
+	       a->preferred.type == b->preferred.type &&
+	       a->preferred.id == b->preferred.id &&
+	       a->accessed_by == b->accessed_by;
+}
+
+static bool uvm_va_policy_is_default(const struct uvm_va_policy *p)
+{
+	return uvm_va_policy_equal(p, &uvm_va_policy_default);
+}
+
+/* Iteration */
+
+static void uvm_va_policy_iter_fill(struct uvm_va_policy_iter *iter)
+{
+	struct interval_tree_node *n = iter->node;
+
+	if (iter->start >= iter->limit)
+		return;
+	if (n && n->start <= iter->start) {
+		iter->end = min(n->last + 1, iter->limit);
+		iter->policy = &to_uvm_va_policy_node(n)->policy;
+	} else {
+		iter->end = n ? min(n->start, iter->limit) : iter->limit;
+		iter->policy = &uvm_va_policy_default;
+	}
+}
+
+/**
+ * uvm_va_policy_iter_first() - start a walk over the policy runs of a range
+ * @va_space:	the VA space; its lock held
+ * @start:	first byte
+ * @end:	last byte + 1, > @start
+ * @iter:	the iterator
+ */
+void uvm_va_policy_iter_first(struct uvm_va_space *va_space, u64 start, u64 end,
+			      struct uvm_va_policy_iter *iter)
+{
+	lockdep_assert_held(&va_space->lock);
+
+	iter->root = &va_space->policies;
+	iter->node = interval_tree_iter_first(iter->root, start, end - 1);
+	iter->start = start;
+	iter->limit = end;
+	uvm_va_policy_iter_fill(iter);
+}
+
+/**
+ * uvm_va_policy_iter_next() - move to the next run
+ * @iter:	the iterator
+ *
+ * Return: true while there is a run.
+ */
+bool uvm_va_policy_iter_next(struct uvm_va_policy_iter *iter)
+{
+	struct interval_tree_node *n = iter->node;
+
+	if (n && n->start <= iter->start)
+		iter->node = interval_tree_iter_next(n, iter->start, iter->limit - 1);
+	iter->start = iter->end;
+	uvm_va_policy_iter_fill(iter);
+	return iter->start < iter->limit;
+}
+
+/* Updates */
+
+typedef void (*uvm_va_policy_fn)(struct uvm_va_policy *policy,
+				 u32 advice, const struct uvm_location *loc);
+
+static int uvm_va_policy_piece(struct list_head *list, u64 start, u64 end,
+			       const struct uvm_va_policy *policy, gfp_t gfp)
+{
+	struct uvm_va_policy_node *pn;
+
+	pn = kmalloc(sizeof(*pn), gfp);
+	if (!pn)
+		return -ENOMEM;
+	pn->node.start = start;
+	pn->node.last = end - 1;
+	pn->policy = *policy;
+	list_add_tail(&pn->link, list);
+	return 0;
+}
+
+/**
+ * uvm_va_policy_build() - the nodes that will replace those over a range
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte of the range
+ * @end:	last byte + 1
+ * @fn:		applied to the policy of every piece inside the range
+ * @advice:	for @fn
+ * @loc:	for @fn
+ * @list:	out: new nodes, in address order, covering every existing node
+ *		that overlaps the range plus the range itself
+ * @gfp:	allocation flags
+ *
+ * Return: 0 or -ENOMEM (the nodes built so far are on @list).
+ */
+static int uvm_va_policy_build(struct uvm_va_space *va_space, u64 start, u64 end,
+			       uvm_va_policy_fn fn, u32 advice,
+			       const struct uvm_location *loc,
+			       struct list_head *list, gfp_t gfp)
+{
+	struct uvm_va_policy_iter iter;
+	struct uvm_va_policy policy;
+	struct interval_tree_node *n;
+	int ret;
+
+	/* The outer parts of the nodes cut at start and end keep their policy. */
+	n = interval_tree_iter_first(&va_space->policies, start, start);
+	if (n && n->start < start) {
+		ret = uvm_va_policy_piece(list, n->start, start,
+					  &to_uvm_va_policy_node(n)->policy, gfp);
+		if (ret)
+			return ret;
+	}
+	for_each_va_policy_run(&iter, va_space, start, end) {
+		policy = *iter.policy;
+		fn(&policy, advice, loc);
+		ret = uvm_va_policy_piece(list, iter.start, iter.end, &policy, gfp);
+		if (ret)
+			return ret;
+	}
+	n = interval_tree_iter_first(&va_space->policies, end - 1, end - 1);
+	if (n && n->last >= end)
+		return uvm_va_policy_piece(list, end, n->last + 1,
+					   &to_uvm_va_policy_node(n)->policy, gfp);
+	return 0;
+}
+
+/**
+ * uvm_va_policy_merge() - merge equal neighbours around a range
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte of the updated range
+ * @end:	last byte + 1
+ */
+static void uvm_va_policy_merge(struct uvm_va_space *va_space, u64 start, u64 end)
+{
+	struct interval_tree_node *prev, *n;
+	u64 first = start ? start - 1 : 0;
+
+	prev = interval_tree_iter_first(&va_space->policies, first, end);
+	if (!prev)
+		return;
+	while ((n = interval_tree_iter_next(prev, first, end))) {
+		if (prev->last + 1 == n->start &&
+		    uvm_va_policy_equal(&to_uvm_va_policy_node(prev)->policy,
+					&to_uvm_va_policy_node(n)->policy)) {
+			/* Extending prev changes its key: re-insert it. */
+			interval_tree_remove(prev, &va_space->policies);
+			interval_tree_remove(n, &va_space->policies);
+			prev->last = n->last;
+			kfree(to_uvm_va_policy_node(n));
+			interval_tree_insert(prev, &va_space->policies);
+			continue;
+		}
+		prev = n;
+	}
+}
+
+/**
+ * uvm_va_policy_update() - apply a change to the policy of a range
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ * @fn:		the change
+ * @advice:	for @fn
+ * @loc:	for @fn
+ * @gfp:	allocation flags
+ *
+ * All-or-nothing: on allocation failure the tree is unchanged.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int uvm_va_policy_update(struct uvm_va_space *va_space, u64 start, u64 end,
+				uvm_va_policy_fn fn, u32 advice,
+				const struct uvm_location *loc, gfp_t gfp)
+{
+	struct uvm_va_policy_node *pn, *tmp;
+	struct interval_tree_node *n;
+	LIST_HEAD(list);
+	u64 first, last;
+	int ret;
+
+	lockdep_assert_held_write(&va_space->lock);
+
+	ret = uvm_va_policy_build(va_space, start, end, fn, advice, loc, &list, gfp);
+	if (ret)
+		goto err_free_list;
+
+	first = list_first_entry(&list, struct uvm_va_policy_node, link)->node.start;
+	last = list_last_entry(&list, struct uvm_va_policy_node, link)->node.last;
+	while ((n = interval_tree_iter_first(&va_space->policies, first, last))) {
+		interval_tree_remove(n, &va_space->policies);
+		kfree(to_uvm_va_policy_node(n));
+	}
+	list_for_each_entry_safe(pn, tmp, &list, link) {
+		list_del(&pn->link);
+		if (uvm_va_policy_is_default(&pn->policy))
+			kfree(pn);
+		else
+			interval_tree_insert(&pn->node, &va_space->policies);
+	}
+	uvm_va_policy_merge(va_space, first, last + 1);
+	return 0;
+
+err_free_list:
+	list_for_each_entry_safe(pn, tmp, &list, link)
+		kfree(pn);
+	return ret;
+}
+
+static void uvm_va_policy_apply_advice(struct uvm_va_policy *p, u32 advice,
+				       const struct uvm_location *loc)
+{
+	switch (advice) {
+	case UVM_ADVICE_SET_READ_MOSTLY:
+		p->read_mostly = true;
+		break;
+	case UVM_ADVICE_UNSET_READ_MOSTLY:
+		p->read_mostly = false;
+		break;
+	case UVM_ADVICE_SET_PREFERRED_LOCATION:
+		p->preferred = *loc;
+		break;
+	case UVM_ADVICE_UNSET_PREFERRED_LOCATION:
+		p->preferred = (struct uvm_location){};
+		break;
+	case UVM_ADVICE_SET_ACCESSED_BY:
+		p->accessed_by |= UVM_PROCESSOR_MASK(uvm_location_processor(loc));
+		break;
+	case UVM_ADVICE_UNSET_ACCESSED_BY:
+		p->accessed_by &= ~UVM_PROCESSOR_MASK(uvm_location_processor(loc));
+		break;
+	}
+}
+
+static void uvm_va_policy_apply_default(struct uvm_va_policy *p, u32 advice,
+					const struct uvm_location *loc)
+{
+	*p = uvm_va_policy_default;
+}
+
+/**
+ * uvm_va_policy_set() - record advice on a range
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ * @advice:	UVM_ADVICE_*
+ * @location:	resolved location (no HOST_NUMA_CURRENT)
+ *
+ * Return: 0 or -ENOMEM (nothing changed).
+ */
+int uvm_va_policy_set(struct uvm_va_space *va_space, u64 start, u64 end,
+		      u32 advice, const struct uvm_location *location)
+{
+	return uvm_va_policy_update(va_space, start, end, uvm_va_policy_apply_advice,
+				    advice, location, GFP_KERNEL_ACCOUNT);
+}
+
+/**
+ * uvm_va_policy_clear() - forget the policy of a range (munmap)
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ *
+ * Cannot fail: at most two nodes are cut, their allocations may not fail.
+ */
+void uvm_va_policy_clear(struct uvm_va_space *va_space, u64 start, u64 end)
+{
+	uvm_va_policy_update(va_space, start, end, uvm_va_policy_apply_default, 0,
+			     NULL, GFP_KERNEL | __GFP_NOFAIL);
+}
+
+/**
+ * uvm_va_policy_destroy() - free every node
+ * @va_space:	the VA space, being freed
+ */
+void uvm_va_policy_destroy(struct uvm_va_space *va_space)
+{
+	struct interval_tree_node *n;
+
+	while ((n = interval_tree_iter_first(&va_space->policies, 0, U64_MAX))) {
+		interval_tree_remove(n, &va_space->policies);
+		kfree(to_uvm_va_policy_node(n));
+	}
+}
+
+/**
+ * uvm_va_policy_query() - aggregate the policy of a range, CUDA's way
+ * @va_space:	the VA space; its lock held
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ * @out:	read_mostly, preferred and accessed_by are filled in
+ */
+void uvm_va_policy_query(struct uvm_va_space *va_space, u64 start, u64 end,
+			 struct uvm_ioc_range_query *out)
+{
+	struct uvm_va_policy_iter iter;
+	bool first = true;
+
+	out->read_mostly = 1;
+	out->accessed_by = ~0ULL;
+	for_each_va_policy_run(&iter, va_space, start, end) {
+		const struct uvm_va_policy *p = iter.policy;
+
+		if (!p->read_mostly)
+			out->read_mostly = 0;
+		out->accessed_by &= p->accessed_by;
+		if (first)
+			out->preferred = p->preferred;
+		else if (out->preferred.type != p->preferred.type ||
+			 out->preferred.id != p->preferred.id)
+			out->preferred = (struct uvm_location){};
+		first = false;
+	}
+}
+
+/**
+ * uvm_location_resolve() - validate a location from userspace
+ * @in:		the location as given
+ * @allowed:	BIT(UVM_LOCATION_*) of the types the caller accepts
+ * @out:	resolved: HOST_NUMA_CURRENT becomes HOST_NUMA of the calling
+ *		CPU's node, HOST's id becomes 0; may alias @in
+ *
+ * Return: 0, -EINVAL for a type not allowed or a NUMA node without memory,
+ * -ENODEV for a GPU index beyond the GPUs.
+ */
+int uvm_location_resolve(const struct uvm_location *in, u32 allowed,
+			 struct uvm_location *out)
+{
+	struct uvm_location loc = *in;
+
+	if (loc.type >= 32 || !(allowed & BIT(loc.type)))
+		return -EINVAL;
+	switch (loc.type) {
+	case UVM_LOCATION_GPU:
+		if (loc.id < 0 || loc.id >= uvm_gpu_count)
+			return -ENODEV;
+		break;
+	case UVM_LOCATION_HOST:
+		loc.id = 0;
+		break;
+	case UVM_LOCATION_HOST_NUMA:
+		if (loc.id < 0 || loc.id >= MAX_NUMNODES ||
+		    !node_state(loc.id, N_MEMORY))
+			return -EINVAL;
+		break;
+	case UVM_LOCATION_HOST_NUMA_CURRENT:
+		loc.type = UVM_LOCATION_HOST_NUMA;
+		loc.id = numa_mem_id();
+		break;
+	}
+	*out = loc;
+	return 0;
+}
+
+/**
+ * uvm_va_policy_apply_effects() - the immediate effects of advice
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ * @advice:	UVM_ADVICE_*, already recorded
+ * @loc:	resolved location
+ *
+ * UNSET_READ_MOSTLY collapses duplicated pages; SET_ACCESSED_BY maps the
+ * processor to the pages resident elsewhere.  Blocks never touched have
+ * nothing to do.
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_va_policy_apply_effects(struct uvm_va_space *va_space, u64 start,
+				       u64 end, u32 advice,
+				       const struct uvm_location *loc)
+{
+	struct uvm_va_block_ctx *ctx;
+	struct uvm_va_block *block;
+	struct uvm_page_mask mask;
+	unsigned long index;
+	int ret = 0;
+
+	if (advice != UVM_ADVICE_UNSET_READ_MOSTLY &&
+	    advice != UVM_ADVICE_SET_ACCESSED_BY)
+		return 0;
+	ctx = uvm_va_block_ctx_alloc();
+	if (!ctx)
+		return -ENOMEM;
+	xa_for_each_range(&va_space->blocks, index, block, start >> UVM_VA_BLOCK_SHIFT,
+			  (end - 1) >> UVM_VA_BLOCK_SHIFT) {
+		uvm_va_block_range_mask(block, start, end, &mask);
+		mutex_lock(&block->lock);
+		if (advice == UVM_ADVICE_UNSET_READ_MOSTLY)
+			ret = uvm_va_block_unset_read_mostly(block, ctx, &mask);
+		else
+			ret = uvm_va_block_set_accessed_by(block, ctx, &mask,
+							   uvm_location_processor(loc));
+		mutex_unlock(&block->lock);
+		if (ret)
+			break;
+	}
+	uvm_va_block_ctx_free(ctx);
+	return ret;
+}
+
+/**
+ * uvm_ioc_advise() - UVM_IOC_ADVISE
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_advise
+ *
+ * Return: 0; -EINVAL for bad flags, advice, location type, NUMA node or
+ * range; -ENODEV for a bad GPU index; -ENOMEM.
+ */
+int uvm_ioc_advise(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_advise *args = data;
+	struct uvm_location loc = {};
+	u64 start, end;
+	int ret;
+
+	if (args->flags || memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    args->advice < UVM_ADVICE_SET_READ_MOSTLY ||
+	    args->advice > UVM_ADVICE_UNSET_ACCESSED_BY)
+		return -EINVAL;
+
+	switch (args->advice) {
+	case UVM_ADVICE_SET_PREFERRED_LOCATION:
+		ret = uvm_location_resolve(&args->location,
+					   BIT(UVM_LOCATION_GPU) | BIT(UVM_LOCATION_HOST) |
+					   BIT(UVM_LOCATION_HOST_NUMA) |
+					   BIT(UVM_LOCATION_HOST_NUMA_CURRENT), &loc);
+		break;
+	case UVM_ADVICE_SET_ACCESSED_BY:
+	case UVM_ADVICE_UNSET_ACCESSED_BY:
+		ret = uvm_location_resolve(&args->location,
+					   BIT(UVM_LOCATION_GPU) | BIT(UVM_LOCATION_HOST),
+					   &loc);
+		break;
+	default:
+		ret = 0;	/* the location is ignored */
+	}
+	if (ret)
+		return ret;
+
+	if (down_write_killable(&va_space->lock))
+		return -EINTR;
+	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end);
+	if (!ret)
+		ret = uvm_va_policy_set(va_space, start, end, args->advice, &loc);
+	if (!ret)
+		ret = uvm_va_policy_apply_effects(va_space, start, end, args->advice,
+						  &loc);
+	up_write(&va_space->lock);
+	return ret;
+}
+
+/**
+ * uvm_va_policy_last_prefetch() - the uniform last prefetch location of a range
+ * @va_space:	the VA space; its lock held
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ *
+ * Return: the location, or type UVM_LOCATION_INVALID when pages differ or
+ * one was never prefetched.
+ */
+static struct uvm_location uvm_va_policy_last_prefetch(struct uvm_va_space *va_space,
+						       u64 start, u64 end)
+{
+	struct uvm_va_block *block;
+	bool uniform = true;
+	u64 addr = start, stop;
+	u16 code, first = 0;
+
+	while (uniform && addr < end) {
+		block = uvm_va_block_lookup(va_space, addr);
+		if (!block)
+			return (struct uvm_location){};
+		stop = min(end, block->start + UVM_VA_BLOCK_SIZE);
+		mutex_lock(&block->lock);
+		for (; uniform && addr < stop; addr += PAGE_SIZE) {
+			code = block->last_prefetch[uvm_va_block_page_index(block, addr)];
+			if (addr == start)
+				first = code;
+			uniform = code && code == first;
+		}
+		mutex_unlock(&block->lock);
+	}
+	return uniform ? uvm_location_decode(first) : (struct uvm_location){};
+}
+
+/**
+ * uvm_ioc_range_query() - UVM_IOC_RANGE_QUERY
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_range_query
+ *
+ * Return: 0, or -EINVAL for bad flags or range.
+ */
+int uvm_ioc_range_query(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_range_query *args = data;
+	u64 start, end;
+	int ret;
+
+	if (args->flags || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
+	if (down_read_killable(&va_space->lock))
+		return -EINTR;
+	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end);
+	if (!ret) {
+		uvm_va_policy_query(va_space, start, end, args);
+		args->last_prefetch = uvm_va_policy_last_prefetch(va_space, start, end);
+	}
+	up_read(&va_space->lock);
+	return ret;
+}
