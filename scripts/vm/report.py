@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Host-side judge of guest runs: TAP counting and kernel log checks.
+
+    report.py tap-counts < TAP            print "passed failed skipped"
+    report.py dmesg FILE                  print kernel reports; exit 1 if any
+    report.py budget MANIFEST [SUITE...]  seconds the suites may take in all
+    report.py results --kernel K --rundir DIR --manifest FILE --qemu-rc RC
+                      [SUITE...]          judge one guest's test run; the last
+                                          line is "passed failed skipped"
+
+Counting: every top-level "ok N" / "not ok N" line of a suite's (K)TAP is a
+test case; "# SKIP" marks a skip, "# TODO"/"# XFAIL" count as passed. On top
+of the cases the suite reports, each of these adds one failure: test cases
+missing from the plan, an exit status other than 0 (or 4, "skip") without a
+failing case, a per-suite timeout, insmod failing, rmmod failing after the
+suite, a kernel report in the suite's dmesg, the guest dying during the suite,
+kmemleak listing objects after all suites, a kernel report during boot.
+"""
+
+import os
+import re
+import sys
+
+# Lines that start a kernel report (checked after each suite).
+REPORT_PATTERNS = [
+    r'WARNING:', r'BUG:', r'\bOops\b', r'kernel BUG at', r'KASAN', r'UBSAN',
+    r'general protection fault', r'Unable to handle',
+    r'possible circular locking dependency', r'inconsistent lock state',
+    r'possible recursive locking', r'suspicious RCU usage',
+    r'bad unlock balance', r'held lock freed', r'lock held when returning',
+    r'circular locking', r'kmemleak: \d+ new suspected',
+    r'unreferenced object', r'INFO: task .* blocked for more than',
+    r'soft lockup', r'hard LOCKUP', r'rcu: INFO: .*stall',
+    r'detected stall', r'list_(add|del) corruption', r'refcount_t: ',
+    r'ODEBUG:', r'stack-protector', r'stack guard page', r'double free',
+    r'use-after-free', r'Kernel panic', r'kernel stack overflow',
+    r'Call Trace:',
+]
+REPORT_RE = re.compile('|'.join(REPORT_PATTERNS))
+# Benign lines that would match the above.
+BENIGN_RE = re.compile(
+    r'kmemleak: Kernel memory leak detector|kmemleak: Automatic memory scanning'
+    r'|lockdep: fixing up alternatives|Lock dependency validator'
+    r'|KASAN: (initialized|.*Generic)|kasan: KernelAddressSanitizer initialized'
+    r'|UBSAN: .*disabled|taints kernel|RCU callback double-/use-after-free debug')
+FAULT_INJECTION_RE = re.compile(r'FAULT_INJECTION: forcing a failure')
+TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+
+def dmesg_reports(text):
+    """Return the report lines of a kernel log, each splat with context."""
+    lines = [TS_RE.sub('', line) for line in text.splitlines()]
+    injected = any(FAULT_INJECTION_RE.search(line) for line in lines)
+    found = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if REPORT_RE.search(line) and not BENIGN_RE.search(line):
+            if line.strip() == 'Call Trace:':
+                # a dump_stack() after an injected fault or an allocation
+                # failure it caused is expected, not a report
+                before = ' '.join(lines[max(0, i - 12):i])
+                if FAULT_INJECTION_RE.search(before) or \
+                        (injected and 'page allocation failure' in before):
+                    i += 1
+                    continue
+            found.append(line)
+            # keep the splat's next lines for context, up to 25
+            j = i + 1
+            while j < len(lines) and j < i + 25 and \
+                    not lines[j].startswith('---[ end trace'):
+                found.append('    ' + lines[j])
+                j += 1
+            i = j
+            continue
+        i += 1
+    return found
+
+
+def tap_counts(text):
+    """Count top-level TAP results: (passed, failed, skipped, planned)."""
+    passed = failed = skipped = 0
+    planned = None
+    for line in text.splitlines():
+        line = line.rstrip('\r')
+        m = re.match(r'^1\.\.(\d+)', line)
+        if m and planned is None:
+            planned = int(m.group(1))
+            continue
+        m = re.match(r'^(not ok|ok)\b(.*)$', line)
+        if m:
+            directive = ''
+            if '#' in m.group(2):
+                directive = m.group(2).split('#', 1)[1].strip().upper()
+            if directive.startswith('SKIP'):
+                skipped += 1
+            elif m.group(1) == 'ok' or directive.startswith(('TODO', 'XFAIL')):
+                passed += 1
+            else:
+                failed += 1
+        elif line.startswith('Bail out!'):
+            failed += 1
+    return passed, failed, skipped, planned
+
+
+def read(path, default=''):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def manifest_suites(path, wanted):
+    suites = []
+    for line in read(path).splitlines():
+        if not line.strip() or line.startswith('#'):
+            continue
+        fields = line.split('\t')
+        while len(fields) < 4:
+            fields.append('')
+        name, timeout, exe, params = fields[:4]
+        if wanted and name not in wanted:
+            continue
+        suites.append((name, int(timeout or 60), exe, params))
+    return suites
+
+
+def judge_suite(d, timeout, died):
+    """Judge one suite directory. Returns (passed, failed, skipped, problems)."""
+    if not os.path.isdir(d):
+        return 0, 1, 0, ['not run: the guest %s before it' % died]
+    problems = []
+    p, f, s, planned = tap_counts(read(os.path.join(d, 'output')))
+    extra = 0
+    if read(os.path.join(d, 'insmod.rc')).strip() == '1':
+        why = read(os.path.join(d, 'insmod.txt')).strip()
+        if 'File exists' in why:
+            why += ' (uvm.ko is still loaded: an earlier rmmod failed)'
+        problems.append('insmod uvm.ko failed, suite not run: ' + why)
+        return p, f + 1, s, problems
+    rc_text = read(os.path.join(d, 'rc')).strip()
+    rc = int(rc_text) if rc_text.lstrip('-').isdigit() else None
+    abnormal = None
+    if not os.path.exists(os.path.join(d, 'done')):
+        abnormal = 'the guest %s while this suite was running' % died
+    elif rc in (124, 137):
+        abnormal = 'timed out after %ds (killed in the guest)' % timeout
+    elif rc == 4 and p + f + s == 0:
+        s += 1
+    elif rc is not None and rc not in (0, 4) and f == 0:
+        abnormal = 'exited with status %d without a failing test case' % rc
+    missing = 0
+    if planned is not None and rc != 4:
+        missing = max(0, planned - (p + f + s))
+    if abnormal or missing:
+        # the cases that never reported did not pass: each counts as failed
+        extra = max(1 if abnormal else 0, missing)
+        msg = abnormal or 'ended early'
+        if missing:
+            msg += '; %d of %d planned test cases did not report' % (missing, planned)
+        problems.append(msg)
+    strays = read(os.path.join(d, 'strays')).strip()
+    if strays:
+        problems.append('left processes running (killed before rmmod):\n  ' +
+                        strays.replace('\n', '\n  '))
+        extra += 1
+    if read(os.path.join(d, 'rmmod.rc')).strip() == '1':
+        problems.append('rmmod uvm failed after the suite (leaked reference?): ' +
+                        read(os.path.join(d, 'rmmod.txt')).strip())
+        extra += 1
+    reports = dmesg_reports(read(os.path.join(d, 'dmesg')))
+    if reports:
+        problems.append('kernel log reports:\n  ' + '\n  '.join(reports[:80]))
+        extra += 1
+    return p, f + extra, s, problems
+
+
+def cmd_results(args):
+    kernel = rundir = manifest = None
+    qemu_rc = 0
+    wanted = []
+    while args:
+        a = args.pop(0)
+        if a == '--kernel':
+            kernel = args.pop(0)
+        elif a == '--rundir':
+            rundir = args.pop(0)
+        elif a == '--manifest':
+            manifest = args.pop(0)
+        elif a == '--qemu-rc':
+            qemu_rc = int(args.pop(0) or 0)
+        else:
+            wanted.append(a)
+    out = os.path.join(rundir, 'out')
+    finished = os.path.exists(os.path.join(out, 'finished'))
+    died = 'hung and was killed' if qemu_rc in (124, 137) else 'died'
+    total = [0, 0, 0]
+    lines = []
+
+    boot = dmesg_reports(read(os.path.join(out, 'dmesg-boot.txt')))
+    if boot:
+        lines.append('# %s: FAIL boot: kernel log reports before the first suite:' % kernel)
+        lines += ['#     ' + r for r in boot[:60]]
+        total[1] += 1
+    if not os.path.exists(os.path.join(out, 'dmesg-boot.txt')):
+        lines.append('# %s: FAIL the guest %s before running any suite; console log: %s'
+                     % (kernel, died, os.path.join(rundir, 'console.log')))
+        total[1] += 1
+
+    dirs = {}
+    sdir = os.path.join(out, 'suites')
+    if os.path.isdir(sdir):
+        for e in os.listdir(sdir):
+            dirs[e.split('-', 1)[1]] = os.path.join(sdir, e)
+    for name, timeout, _exe, params in manifest_suites(manifest, wanted):
+        if name not in dirs and not os.path.exists(os.path.join(out, 'dmesg-boot.txt')):
+            total[1] += 1
+            continue
+        p, f, s, problems = judge_suite(dirs.get(name, '/nonexistent'), timeout, died)
+        total[0] += p
+        total[1] += f
+        total[2] += s
+        verdict = 'FAIL' if f else 'ok'
+        lines.append('# %s: %s suite %s: %d passed, %d failed, %d skipped'
+                     % (kernel, verdict, name, p, f, s))
+        for prob in problems:
+            lines.append('#     ' + prob.replace('\n', '\n#     '))
+
+    km = read(os.path.join(out, 'kmemleak.txt')).strip()
+    if km:
+        n = km.count('unreferenced object')
+        lines.append('# %s: FAIL kmemleak lists %d unreferenced objects after the suites:' % (kernel, n))
+        lines += ['#     ' + line for line in km.splitlines()[:80]]
+        total[1] += 1
+    km_dmesg = dmesg_reports(read(os.path.join(out, 'dmesg-kmemleak.txt')))
+    if km_dmesg and not km:
+        lines.append('# %s: FAIL kernel log reports during the final kmemleak scan:' % kernel)
+        lines += ['#     ' + r for r in km_dmesg[:40]]
+        total[1] += 1
+    if not finished:
+        cur = read(os.path.join(out, 'current')).strip()
+        lines.append('# %s: the guest %s%s; console log: %s'
+                     % (kernel, died, (' in suite ' + cur) if cur else '',
+                        os.path.join(rundir, 'console.log')))
+    print('\n'.join(lines))
+    print('%d %d %d' % tuple(total))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == 'tap-counts':
+        p, f, s, planned = tap_counts(sys.stdin.read())
+        if planned is not None and p + f + s < planned:
+            f += planned - (p + f + s)
+        print(p, f, s)
+    elif cmd == 'dmesg':
+        reports = dmesg_reports(read(args[0]))
+        for r in reports:
+            print('uvm: kernel: ' + r)
+        return 1 if reports else 0
+    elif cmd == 'budget':
+        suites = manifest_suites(args[0], args[1:])
+        print(sum(t + 30 for _n, t, _e, _p in suites))
+    elif cmd == 'results':
+        cmd_results(args)
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

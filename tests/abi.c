@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * abi - the layout of every uapi structure and ioctl number.
+ *
+ * uapi/uvm.h and uapi/uvm_test.h promise sizes that are multiples of 8 and
+ * identical on i386 and x86-64, fields that only move by appending, and
+ * command numbers that encode those sizes.  These tests pin the layout the
+ * module, libuvm and older binaries agree on; they need no module.
+ */
+#include <stddef.h>
+
+#include "kselftest_harness.h"
+#include "uvm_test_util.h"
+
+#define ASSERT_FIELD(type, field, off, size) do {			\
+	ASSERT_EQ((size_t)(off), offsetof(type, field));		\
+	ASSERT_EQ((size_t)(size), sizeof(((type *)0)->field));		\
+} while (0)
+
+/* struct uvm_ioc_version: 56 bytes, fields in order */
+TEST(version_layout)
+{
+	ASSERT_EQ(56, sizeof(struct uvm_ioc_version));
+	ASSERT_FIELD(struct uvm_ioc_version, major, 0, 4);
+	ASSERT_FIELD(struct uvm_ioc_version, minor, 4, 4);
+	ASSERT_FIELD(struct uvm_ioc_version, num_gpus, 8, 4);
+	ASSERT_FIELD(struct uvm_ioc_version, page_size, 12, 4);
+	ASSERT_FIELD(struct uvm_ioc_version, caps, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_version, reserved, 24, 32);
+}
+
+/* struct uvm_ioc_gpu_info: 152 bytes, fields in order */
+TEST(gpu_info_layout)
+{
+	ASSERT_EQ(152, sizeof(struct uvm_ioc_gpu_info));
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, gpu_index, 0, 4);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, flags, 4, 4);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, vidmem_size, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, vidmem_used, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, fault_buffer_entries, 24, 4);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, fault_batch_size, 28, 4);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, copy_engines, 32, 4);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, pad, 36, 4);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, uuid, 40, 16);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, name, 56, 64);
+	ASSERT_FIELD(struct uvm_ioc_gpu_info, reserved, 120, 32);
+}
+
+/* struct uvm_ioc_get_counters: 16 bytes, fields in order */
+TEST(get_counters_layout)
+{
+	ASSERT_EQ(16, sizeof(struct uvm_ioc_get_counters));
+	ASSERT_FIELD(struct uvm_ioc_get_counters, counters_ptr, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_get_counters, count, 8, 4);
+	ASSERT_FIELD(struct uvm_ioc_get_counters, flags, 12, 4);
+}
+
+/* struct uvm_test_gpu_op: 80 bytes, fields in order */
+TEST(gpu_op_layout)
+{
+	ASSERT_EQ(80, sizeof(struct uvm_test_gpu_op));
+	ASSERT_FIELD(struct uvm_test_gpu_op, type, 0, 4);
+	ASSERT_FIELD(struct uvm_test_gpu_op, order, 4, 4);
+	ASSERT_FIELD(struct uvm_test_gpu_op, address, 8, 8);
+	ASSERT_FIELD(struct uvm_test_gpu_op, length, 16, 8);
+	ASSERT_FIELD(struct uvm_test_gpu_op, stride, 24, 8);
+	ASSERT_FIELD(struct uvm_test_gpu_op, access_size, 32, 4);
+	ASSERT_FIELD(struct uvm_test_gpu_op, seed, 36, 4);
+	ASSERT_FIELD(struct uvm_test_gpu_op, value, 40, 8);
+	ASSERT_FIELD(struct uvm_test_gpu_op, data_ptr, 48, 8);
+	ASSERT_FIELD(struct uvm_test_gpu_op, checksum, 56, 8);
+	ASSERT_FIELD(struct uvm_test_gpu_op, reserved, 64, 16);
+}
+
+/* struct uvm_test_launch: 80 bytes, fields in order */
+TEST(launch_layout)
+{
+	ASSERT_EQ(80, sizeof(struct uvm_test_launch));
+	ASSERT_FIELD(struct uvm_test_launch, gpu_index, 0, 4);
+	ASSERT_FIELD(struct uvm_test_launch, num_warps, 4, 4);
+	ASSERT_FIELD(struct uvm_test_launch, ops_ptr, 8, 8);
+	ASSERT_FIELD(struct uvm_test_launch, num_ops, 16, 4);
+	ASSERT_FIELD(struct uvm_test_launch, flags, 20, 4);
+	ASSERT_FIELD(struct uvm_test_launch, fault_address, 24, 8);
+	ASSERT_FIELD(struct uvm_test_launch, fault_access, 32, 4);
+	ASSERT_FIELD(struct uvm_test_launch, fault_op, 36, 4);
+	ASSERT_FIELD(struct uvm_test_launch, faults_raised, 40, 8);
+	ASSERT_FIELD(struct uvm_test_launch, reserved, 48, 32);
+}
+
+/* struct uvm_test_page_state and uvm_test_residency: 32 bytes each */
+TEST(residency_layout)
+{
+	ASSERT_EQ(32, sizeof(struct uvm_test_page_state));
+	ASSERT_FIELD(struct uvm_test_page_state, resident, 0, 8);
+	ASSERT_FIELD(struct uvm_test_page_state, mapped_read, 8, 8);
+	ASSERT_FIELD(struct uvm_test_page_state, mapped_write, 16, 8);
+	ASSERT_FIELD(struct uvm_test_page_state, mapped_atomic, 24, 8);
+	ASSERT_EQ(32, sizeof(struct uvm_test_residency));
+	ASSERT_FIELD(struct uvm_test_residency, address, 0, 8);
+	ASSERT_FIELD(struct uvm_test_residency, length, 8, 8);
+	ASSERT_FIELD(struct uvm_test_residency, states_ptr, 16, 8);
+	ASSERT_FIELD(struct uvm_test_residency, flags, 24, 4);
+	ASSERT_FIELD(struct uvm_test_residency, pad, 28, 4);
+}
+
+/* Command numbers: _IOWR, magic 0xD5, the numbers and sizes above */
+TEST(ioctl_numbers)
+{
+	ASSERT_EQ(0xD5, UVM_IOC_MAGIC);
+	ASSERT_EQ(0xC038D500U, (unsigned int)UVM_IOC_GET_VERSION);
+	ASSERT_EQ(0xC098D501U, (unsigned int)UVM_IOC_GPU_INFO);
+	ASSERT_EQ(0xC010D502U, (unsigned int)UVM_IOC_GET_COUNTERS);
+	ASSERT_EQ(0xC050D580U, (unsigned int)UVM_TEST_IOC_LAUNCH);
+	ASSERT_EQ(0xC020D581U, (unsigned int)UVM_TEST_IOC_RESIDENCY);
+}
+
+/* Enumerations start at 1, counters keep their indices, limits as documented */
+TEST(constants)
+{
+	ASSERT_EQ(1, UVM_API_VERSION_MAJOR);
+	ASSERT_EQ(0, UVM_API_VERSION_MINOR);
+	ASSERT_EQ(1, UVM_TEST_OP_READ);
+	ASSERT_EQ(2, UVM_TEST_OP_WRITE);
+	ASSERT_EQ(3, UVM_TEST_OP_ATOMIC_ADD);
+	ASSERT_EQ(1, UVM_TEST_ORDER_SEQUENTIAL);
+	ASSERT_EQ(2, UVM_TEST_ORDER_RANDOM);
+	ASSERT_EQ(0, UVM_COUNTER_GPU_FAULTS);
+	ASSERT_EQ(6, UVM_COUNTER_PAGES_H2D);
+	ASSERT_EQ(12, UVM_COUNTER_PAGES_POPULATED_CPU);
+	ASSERT_EQ(16, UVM_COUNTER_CPU_PAGES_UNMAPPED);
+	ASSERT_EQ(17, UVM_COUNTER_COUNT);
+	ASSERT_EQ(1024, UVM_TEST_MAX_WARPS);
+	ASSERT_EQ(4096, UVM_TEST_MAX_OPS);
+	ASSERT_EQ(64ULL << 20, UVM_TEST_MAX_DATA);
+	ASSERT_EQ(65536U, UVM_TEST_RESIDENCY_MAX_PAGES);
+	ASSERT_EQ(2ULL << 20, UVM_VA_BLOCK_SIZE);
+	ASSERT_EQ(1ULL, UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU));
+	ASSERT_EQ(4ULL, UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(1)));
+}
+
+/* Pattern words and checksum terms: the formulas tests and module share */
+TEST(pattern_and_checksum_formulas)
+{
+	ASSERT_EQ(0x1234ULL ^ 0x7f0000001000ULL,
+		  UVM_TEST_PATTERN_WORD(0x1234, 0x7f0000001000ULL));
+	ASSERT_EQ((0x10ULL + 0x20ULL) * 0x9E3779B97F4A7C15ULL,
+		  UVM_TEST_CHECKSUM_TERM(0x10, 0x20));
+	/* The sum wraps modulo 2^64: order and warp count do not matter. */
+	ASSERT_EQ(UVM_TEST_CHECKSUM_TERM(~0ULL, 1), 0ULL);
+}
+
+TEST_HARNESS_MAIN
