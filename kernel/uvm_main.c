@@ -18,7 +18,8 @@
  * - uvm_va_block_service.c: what faults, prefetches, discards and advice do
  *   to a block, by policy;
  * - uvm_va_policy.c: advice by address range, ADVISE and RANGE_QUERY;
- * - uvm_migrate.c: prefetch/discard batches, fences;
+ * - uvm_migrate.c: prefetch/discard batches;
+ * - uvm_queue.c: the ordered job queue of a VA space, fences;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
@@ -41,6 +42,7 @@
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
 #include "uvm_migrate.h"
+#include "uvm_queue.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"

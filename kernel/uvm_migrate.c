@@ -12,22 +12,14 @@
  * fails the ioctl with its index in bad_range or bad_location and nothing
  * happens.
  *
- * A valid batch becomes a job with the next fence of the VA space.  Jobs run
- * one at a time in fence order, so a fence completes only after every
- * earlier one: the library builds CUDA stream order on that.  An
- * asynchronous batch (UVM_MIGRATE_ASYNC) returns its fence at once and runs
- * on a worker; UVM_IOC_FENCE_WAIT waits (killably) or polls, and reports a
- * failed batch's error once.  A synchronous batch runs in the caller when
- * nothing is queued (no hand-off), else it queues and waits.
+ * A valid batch becomes a job of the VA space's ordered queue (uvm_queue.c):
+ * it gets the next fence, runs after every earlier job, synchronously or
+ * asynchronously (UVM_MIGRATE_ASYNC).
  *
  * Running a job takes the VA space lock for read and each block's lock in
  * turn; ranges unmapped since validation are skipped with -EFAULT recorded.
- * Queued ranges are bounded per VA space (UVM_MIGRATE_QUEUE_RANGES): a
- * submission beyond it waits, killably, for room.
  *
- * Locking: uvm_migrate_queue.lock (spinlock, leaf) protects the job list,
- * the fence counter, the running flag and the pending count; completion is
- * published with smp_store_release() and read with smp_load_acquire().
+ * Locking: none of its own.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -35,13 +27,11 @@
 
 #include "uvm_gpu.h"
 #include "uvm_migrate.h"
+#include "uvm_queue.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
-
-/* Ranges queued per VA space before submitters wait. */
-#define UVM_MIGRATE_QUEUE_RANGES	(4ULL * UVM_MIGRATE_MAX_RANGES)
 
 /**
  * struct uvm_migrate_span - one validated range of a job
@@ -57,29 +47,29 @@ struct uvm_migrate_span {
 
 /**
  * struct uvm_migrate_job - a validated batch
- * @link:	in uvm_migrate_queue.jobs
+ * @job:	the queue's part; weight = number of ranges
  * @op:		UVM_MIGRATE_*
- * @fence:	its fence
  * @count:	spans
  * @spans:	the ranges
  * @locs:	resolved destinations (no HOST_NUMA_CURRENT)
  */
 struct uvm_migrate_job {
-	struct list_head link;
+	struct uvm_job job;
 	u32 op;
-	u64 fence;
 	u64 count;
 	struct uvm_migrate_span *spans;
 	struct uvm_location *locs;
 };
 
-static inline struct uvm_va_space *queue_va_space(struct uvm_migrate_queue *q)
+static inline struct uvm_migrate_job *to_uvm_migrate_job(struct uvm_job *job)
 {
-	return container_of(q, struct uvm_va_space, migrate);
+	return container_of(job, struct uvm_migrate_job, job);
 }
 
-static void uvm_migrate_job_free(struct uvm_migrate_job *job)
+static void uvm_migrate_job_free(struct uvm_job *j)
 {
+	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
+
 	kvfree(job->spans);
 	kvfree(job->locs);
 	kfree(job);
@@ -136,15 +126,15 @@ static int uvm_migrate_span_run(struct uvm_va_space *va_space,
 /**
  * uvm_migrate_job_run() - run a whole job
  * @va_space:	the VA space
- * @job:	the job
+ * @j:		the job
  *
  * Every range is attempted; the first error is returned.
  *
  * Return: 0 or -errno.
  */
-static int uvm_migrate_job_run(struct uvm_va_space *va_space,
-			       struct uvm_migrate_job *job)
+static int uvm_migrate_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 {
+	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
 	struct uvm_va_block_ctx *ctx;
 	int ret = 0, err;
 	u64 i;
@@ -166,120 +156,10 @@ static int uvm_migrate_job_run(struct uvm_va_space *va_space,
 	return ret;
 }
 
-/**
- * uvm_migrate_complete() - publish a job's completion
- * @q:		the queue
- * @job:	the job, run; freed here
- * @ret:	its result
- */
-static void uvm_migrate_complete(struct uvm_migrate_queue *q,
-				 struct uvm_migrate_job *job, int ret)
-{
-	/* An error that cannot be recorded is lost; the data is not. */
-	if (ret)
-		xa_store(&q->errors, job->fence, xa_mk_value(-ret), GFP_KERNEL);
-
-	spin_lock(&q->lock);
-	q->pending_ranges -= job->count;
-	q->running = false;
-	spin_unlock(&q->lock);
-	smp_store_release(&q->completed, job->fence);
-	wake_up_all(&q->wait);
-	uvm_migrate_job_free(job);
-}
-
-/**
- * uvm_migrate_work() - run the queued jobs in fence order
- * @work:	uvm_migrate_queue.work
- *
- * Stops when the queue is empty or a synchronous caller is running a job
- * itself (it requeues the work when done).
- */
-static void uvm_migrate_work(struct work_struct *work)
-{
-	struct uvm_migrate_queue *q = container_of(work, struct uvm_migrate_queue, work);
-	struct uvm_migrate_job *job;
-
-	for (;;) {
-		spin_lock(&q->lock);
-		job = q->running ? NULL :
-		      list_first_entry_or_null(&q->jobs, struct uvm_migrate_job, link);
-		if (job) {
-			list_del(&job->link);
-			q->running = true;
-		}
-		spin_unlock(&q->lock);
-		if (!job)
-			return;
-		uvm_migrate_complete(q, job, uvm_migrate_job_run(queue_va_space(q), job));
-	}
-}
-
-/**
- * uvm_migrate_submit() - give a job its fence and run or queue it
- * @q:		the queue
- * @job:	the job; owned by the queue afterwards
- * @sync:	the caller waits: run it here if nothing else is queued
- * @fence:	out: the job's fence
- *
- * Return: 0, or -EINTR when a fatal signal came while waiting for room (the
- * job is freed, nothing ran).
- */
-static int uvm_migrate_submit(struct uvm_migrate_queue *q,
-			      struct uvm_migrate_job *job, bool sync, u64 *fence)
-{
-	bool inline_run = false;
-
-	if (wait_event_killable(q->wait, READ_ONCE(q->pending_ranges) == 0 ||
-				READ_ONCE(q->pending_ranges) + job->count <=
-				UVM_MIGRATE_QUEUE_RANGES)) {
-		uvm_migrate_job_free(job);
-		return -EINTR;
-	}
-
-	spin_lock(&q->lock);
-	job->fence = ++q->submitted;
-	q->pending_ranges += job->count;
-	if (sync && !q->running && list_empty(&q->jobs)) {
-		q->running = true;
-		inline_run = true;
-	} else {
-		list_add_tail(&job->link, &q->jobs);
-	}
-	spin_unlock(&q->lock);
-	*fence = job->fence;
-
-	if (inline_run)
-		uvm_migrate_complete(q, job, uvm_migrate_job_run(queue_va_space(q), job));
-	/* Queued jobs, or jobs that arrived while this one ran inline. */
-	if (!list_empty_careful(&q->jobs))
-		queue_work(system_unbound_wq, &q->work);
-	return 0;
-}
-
-/**
- * uvm_migrate_wait() - wait for a fence and collect its error
- * @q:		the queue
- * @fence:	a fence handed out
- * @poll:	do not wait
- *
- * Return: 0, the batch's -errno (once), -EAGAIN when polling a pending
- * fence, -EINTR on a fatal signal.
- */
-static int uvm_migrate_wait(struct uvm_migrate_queue *q, u64 fence, bool poll)
-{
-	void *err;
-
-	if (poll) {
-		if (smp_load_acquire(&q->completed) < fence)
-			return -EAGAIN;
-	} else if (wait_event_killable(q->wait,
-				       smp_load_acquire(&q->completed) >= fence)) {
-		return -EINTR;
-	}
-	err = xa_erase(&q->errors, fence);
-	return err ? -(int)xa_to_value(err) : 0;
-}
+static const struct uvm_job_ops uvm_migrate_job_ops = {
+	.run = uvm_migrate_job_run,
+	.free = uvm_migrate_job_free,
+};
 
 /* Validation */
 
@@ -401,6 +281,8 @@ int uvm_ioc_migrate(struct uvm_va_space *va_space, void *data)
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
+	job->job.ops = &uvm_migrate_job_ops;
+	job->job.weight = args->count;
 	job->op = args->op;
 	job->count = args->count;
 
@@ -409,72 +291,16 @@ int uvm_ioc_migrate(struct uvm_va_space *va_space, void *data)
 		ret = uvm_migrate_copy_ranges(va_space, args, job, starts);
 	kvfree(starts);
 	if (ret) {
-		uvm_migrate_job_free(job);
+		uvm_migrate_job_free(&job->job);
 		return ret;
 	}
 
-	ret = uvm_migrate_submit(&va_space->migrate, job,
-				 !(args->flags & UVM_MIGRATE_ASYNC), &fence);
+	ret = uvm_queue_submit(&va_space->queue, &job->job,
+			       !(args->flags & UVM_MIGRATE_ASYNC), &fence);
 	if (ret)
 		return ret;
 	args->fence = fence;
 	if (args->flags & UVM_MIGRATE_ASYNC)
 		return 0;
-	return uvm_migrate_wait(&va_space->migrate, fence, false);
-}
-
-/**
- * uvm_ioc_fence_wait() - UVM_IOC_FENCE_WAIT
- * @va_space:	the VA space
- * @data:	struct uvm_ioc_fence_wait
- *
- * Return: see the uapi.
- */
-int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data)
-{
-	struct uvm_ioc_fence_wait *args = data;
-	struct uvm_migrate_queue *q = &va_space->migrate;
-	u64 fence = args->fence;
-	int ret;
-
-	if ((args->flags & ~UVM_FENCE_WAIT_POLL) || args->pad)
-		return -EINVAL;
-	spin_lock(&q->lock);
-	if (!fence)
-		fence = q->submitted;
-	ret = fence > q->submitted ? -EINVAL : 0;
-	spin_unlock(&q->lock);
-	if (ret)
-		return ret;
-
-	ret = uvm_migrate_wait(q, fence, args->flags & UVM_FENCE_WAIT_POLL);
-	args->completed = smp_load_acquire(&q->completed);
-	return ret;
-}
-
-/**
- * uvm_migrate_queue_init() - set up the queue of a new VA space
- * @q:		the queue
- */
-void uvm_migrate_queue_init(struct uvm_migrate_queue *q)
-{
-	spin_lock_init(&q->lock);
-	INIT_LIST_HEAD(&q->jobs);
-	INIT_WORK(&q->work, uvm_migrate_work);
-	init_waitqueue_head(&q->wait);
-	xa_init(&q->errors);
-}
-
-/**
- * uvm_migrate_queue_drain() - finish every job of a VA space being released
- * @q:		the queue
- *
- * Jobs still queued run (their ranges are gone: they skip them).  The wait
- * is uninterruptible and bounded by the queued work.
- */
-void uvm_migrate_queue_drain(struct uvm_migrate_queue *q)
-{
-	flush_work(&q->work);
-	WARN_ON(!list_empty(&q->jobs));
-	xa_destroy(&q->errors);
+	return uvm_queue_wait(&va_space->queue, fence, false);
 }

@@ -104,7 +104,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	init_rwsem(&va_space->lock);
 	va_space->ranges = RB_ROOT_CACHED;
 	va_space->policies = RB_ROOT_CACHED;
-	uvm_migrate_queue_init(&va_space->migrate);
+	uvm_queue_init(&va_space->queue);
 	xa_init(&va_space->blocks);
 	address_space_init_once(&va_space->mapping);
 	va_space->mapping.host = inode;
@@ -181,7 +181,7 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 	struct interval_tree_node *node;
 
 	uvm_va_space_unpublish(va_space, uvm_gpu_count);
-	uvm_migrate_queue_drain(&va_space->migrate);
+	uvm_queue_drain(&va_space->queue);
 
 	/* No VMA is left (each held a file reference); free what remains. */
 	down_write(&va_space->lock);
