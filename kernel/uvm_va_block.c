@@ -67,32 +67,24 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "uvm_ce.h"
 #include "uvm_gpu.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_space.h"
 
-/* Copy-engine operations gathered before a submission. */
-#define UVM_CTX_OPS	64
+/* PTEs written per map() call. */
+#define UVM_CTX_PTES	64
 
 /**
  * struct uvm_va_block_ctx - scratch space of block operations
- * @ce_gpu:	GPU whose copy engine runs the gathered @ops
- * @nops:	gathered operations
- * @ops:	operations not yet submitted
- * @ndma:	entries in @dma
- * @dma:	system pages mapped for @ce_gpu for the gathered operations,
- *		released once they completed
+ * @ce:		copy-engine operations being gathered
  * @ptes:	physical addresses of the PTEs being written
  */
 struct uvm_va_block_ctx {
-	struct uvm_gpu *ce_gpu;
-	u32 nops;
-	struct uvm_ce_op ops[UVM_CTX_OPS];
-	u32 ndma;
-	u64 dma[UVM_CTX_OPS];
-	struct uvm_gpu_address ptes[UVM_CTX_OPS];
+	struct uvm_ce_batch ce;
+	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
 
 static struct kmem_cache *uvm_va_block_cache;
@@ -300,87 +292,24 @@ static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
 /* Copy engine work */
 
 /**
- * ctx_flush() - submit the gathered operations and wait for them
- * @ctx:	the context
- *
- * The copy engine always completes, so the wait is uninterruptible and
- * bounded.
- *
- * Return: 0 or the -errno of the submission (nothing was copied then).
- */
-static int ctx_flush(struct uvm_va_block_ctx *ctx)
-{
-	struct uvm_gpu *gpu = ctx->ce_gpu;
-	u64 seqno;
-	int ret = 0;
-	u32 i;
-
-	if (!gpu)
-		return 0;
-	if (ctx->nops) {
-		ret = gpu->ops->ce_submit(gpu, ctx->ops, ctx->nops, &seqno);
-		if (!ret)
-			gpu->ops->ce_wait(gpu, seqno);
-	}
-	for (i = 0; i < ctx->ndma; i++)
-		gpu->ops->sysmem_unmap(gpu, ctx->dma[i]);
-	ctx->nops = 0;
-	ctx->ndma = 0;
-	ctx->ce_gpu = NULL;
-	return ret;
-}
-
-/**
- * ctx_begin_op() - room for one more operation on @gpu's copy engine
- * @ctx:	the context
- * @gpu:	the engine to use
- *
- * Flushes when the buffer is full or the engine changes.
- *
- * Return: the operation to fill, or ERR_PTR(-errno) of the flush.
- */
-static struct uvm_ce_op *ctx_begin_op(struct uvm_va_block_ctx *ctx,
-				      struct uvm_gpu *gpu)
-{
-	int ret;
-
-	if (ctx->nops == UVM_CTX_OPS || (ctx->ce_gpu && ctx->ce_gpu != gpu)) {
-		ret = ctx_flush(ctx);
-		if (ret)
-			return ERR_PTR(ret);
-	}
-	ctx->ce_gpu = gpu;
-	return memset(&ctx->ops[ctx->nops], 0, sizeof(ctx->ops[0]));
-}
-
-/**
- * ctx_page_addr() - where a processor's copy of a page is, for @ctx's engine
- * @ctx:	the context; ce_gpu set
+ * ctx_page_addr() - where a processor's copy of a page is, for the batch's
+ * engine
+ * @ctx:	the context; its batch begun
  * @block:	the block; its lock held
  * @proc:	processor holding the copy (its memory allocated)
  * @page:	page index
  * @addr:	out
- *
- * CPU pages are mapped for the engine; ctx_flush() releases them.
  *
  * Return: 0 or -errno.
  */
 static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *block,
 			 u32 proc, u32 page, struct uvm_gpu_address *addr)
 {
-	u64 dma;
-	int ret;
-
 	if (proc != UVM_PROCESSOR_CPU) {
 		*addr = block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
 		return 0;
 	}
-	ret = ctx->ce_gpu->ops->sysmem_map(ctx->ce_gpu, block->cpu.pages[page], &dma);
-	if (ret)
-		return ret;
-	ctx->dma[ctx->ndma++] = dma;
-	*addr = (struct uvm_gpu_address){ .addr = dma, .aperture = UVM_APERTURE_SYS };
-	return 0;
+	return uvm_ce_batch_sysmem(&ctx->ce, block->cpu.pages[page], addr);
 }
 
 /**
@@ -399,21 +328,17 @@ static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *bloc
 static int ctx_copy_page(struct uvm_va_block_ctx *ctx, struct uvm_va_block *block,
 			 u32 page, u32 dst, u32 src)
 {
-	struct uvm_ce_op *op;
+	struct uvm_ce_op op = { .type = UVM_CE_COPY, .size = PAGE_SIZE };
 	int ret;
 
-	op = ctx_begin_op(ctx, proc_gpu(dst != UVM_PROCESSOR_CPU ? dst : src));
-	if (IS_ERR(op))
-		return PTR_ERR(op);
-	op->type = UVM_CE_COPY;
-	op->size = PAGE_SIZE;
-	ret = ctx_page_addr(ctx, block, dst, page, &op->dst);
+	ret = uvm_ce_batch_begin(&ctx->ce, proc_gpu(dst != UVM_PROCESSOR_CPU ? dst : src));
 	if (!ret)
-		ret = ctx_page_addr(ctx, block, src, page, &op->src);
-	if (ret)
-		return ret;
-	ctx->nops++;
-	return 0;
+		ret = ctx_page_addr(ctx, block, dst, page, &op.dst);
+	if (!ret)
+		ret = ctx_page_addr(ctx, block, src, page, &op.src);
+	if (!ret)
+		uvm_ce_batch_push(&ctx->ce, &op);
+	return ret;
 }
 
 /**
@@ -430,16 +355,17 @@ static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx,
 			      struct uvm_va_block *block, struct uvm_gpu *gpu,
 			      u32 first, u32 end)
 {
-	struct uvm_ce_op *op = ctx_begin_op(ctx, gpu);
+	struct uvm_ce_op op = {
+		.type = UVM_CE_MEMSET,
+		.size = (end - first) << PAGE_SHIFT,
+		.dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first),
+	};
+	int ret;
 
-	if (IS_ERR(op))
-		return PTR_ERR(op);
-	op->type = UVM_CE_MEMSET;
-	op->size = (end - first) << PAGE_SHIFT;
-	op->dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first);
-	op->value = 0;
-	ctx->nops++;
-	return 0;
+	ret = uvm_ce_batch_begin(&ctx->ce, gpu);
+	if (!ret)
+		uvm_ce_batch_push(&ctx->ce, &op);
+	return ret;
 }
 
 /* Mappings */
@@ -592,7 +518,7 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 
 	for_each_page_run_in_mask(first, end, mask) {
 		for (page = first; page < end; page += n) {
-			n = min_t(u32, end - page, UVM_CTX_OPS);
+			n = min_t(u32, end - page, UVM_CTX_PTES);
 			for (p = 0; p < n; p++) {
 				u32 t = gs->target[page + p];
 
@@ -1059,10 +985,10 @@ static int block_copy_in(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			   UVM_COUNTER_PAGES_POPULATED_CPU :
 			   UVM_COUNTER_PAGES_POPULATED_GPU,
 			   uvm_page_mask_weight(zero));
-	return ctx_flush(ctx);
+	return uvm_ce_batch_flush(&ctx->ce);
 
 err_flush:
-	ctx_flush(ctx);
+	uvm_ce_batch_flush(&ctx->ce);
 	return ret;
 }
 
