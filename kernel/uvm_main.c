@@ -20,6 +20,10 @@
  * - uvm_va_policy.c: advice by address range, ADVISE and RANGE_QUERY;
  * - uvm_migrate.c: prefetch/discard batches;
  * - uvm_queue.c: the ordered job queue of a VA space, fences;
+ * - uvm_ce.c: batches of copy-engine operations;
+ * - uvm_device_range.c, uvm_host_range.c: device memory, registered host
+ *   memory;
+ * - uvm_copy.c: copies and memsets through the copy engines;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
@@ -38,6 +42,7 @@
 #include <linux/uaccess.h>
 
 #include "simgpu/simgpu.h"
+#include "uvm_copy.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
@@ -58,6 +63,10 @@ static_assert(sizeof(struct uvm_ioc_migrate) == 80);
 static_assert(sizeof(struct uvm_ioc_fence_wait) == 24);
 static_assert(sizeof(struct uvm_ioc_range_query) == 64);
 static_assert(sizeof(struct uvm_ioc_pointer_info) == 56);
+static_assert(sizeof(struct uvm_ioc_host_register) == 48);
+static_assert(sizeof(struct uvm_ioc_host_unregister) == 32);
+static_assert(sizeof(struct uvm_ioc_copy) == 56);
+static_assert(sizeof(struct uvm_ioc_memset) == 56);
 
 /**
  * uvm_check_mm() - is the caller the VA space's process?
@@ -177,6 +186,10 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(0, UVM_IOC_FENCE_WAIT, uvm_ioc_fence_wait, UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(0, UVM_IOC_RANGE_QUERY, uvm_ioc_range_query, 0),
 	UVM_IOCTL(0, UVM_IOC_POINTER_INFO, uvm_ioc_pointer_info, 0),
+	UVM_IOCTL(0, UVM_IOC_HOST_REGISTER, uvm_ioc_host_register, 0),
+	UVM_IOCTL(0, UVM_IOC_HOST_UNREGISTER, uvm_ioc_host_unregister, 0),
+	UVM_IOCTL(0, UVM_IOC_COPY, uvm_ioc_copy, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(0, UVM_IOC_MEMSET, uvm_ioc_memset, UVM_IOCTL_COPYOUT_ON_ERROR),
 };
 
 static long uvm_unlocked_ioctl(struct file *filp, unsigned int cmd,

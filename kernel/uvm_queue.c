@@ -55,6 +55,7 @@ static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret
 	q->running = false;
 	spin_unlock(&q->lock);
 	job->ops->free(job);
+	/* Pairs with smp_load_acquire() in waiters: the job's effects first. */
 	smp_store_release(&q->completed, fence);
 	wake_up_all(&q->wait);
 }
@@ -146,6 +147,7 @@ int uvm_queue_wait(struct uvm_queue *q, u64 fence, bool poll)
 {
 	void *err;
 
+	/* Pairs with smp_store_release() in uvm_queue_complete(). */
 	if (poll) {
 		if (smp_load_acquire(&q->completed) < fence)
 			return -EAGAIN;
@@ -182,6 +184,7 @@ int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data)
 		return ret;
 
 	ret = uvm_queue_wait(q, fence, args->flags & UVM_FENCE_WAIT_POLL);
+	/* Pairs with smp_store_release() in uvm_queue_complete(). */
 	args->completed = smp_load_acquire(&q->completed);
 	return ret;
 }

@@ -55,7 +55,7 @@ struct uvm_job {
  *		the xarray's own lock
  */
 struct uvm_queue {
-	spinlock_t lock;
+	spinlock_t lock; /* see above */
 	struct list_head jobs;
 	u64 submitted;
 	bool running;

@@ -647,6 +647,31 @@ static int block_set_target(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
 }
 
 /**
+ * uvm_va_block_copy_addr() - a page's copy as a copy engine should use it
+ * @block:	the block; its lock held
+ * @b:		a copy-engine batch, begun for @gpu
+ * @gpu:	the GPU whose engine accesses the page
+ * @page:	page index, resident somewhere
+ * @addr:	out: the address of the copy @gpu would map (its own, a
+ *		peer's, or the CPU's, mapped for the engine through @b)
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_copy_addr(struct uvm_va_block *block, struct uvm_ce_batch *b,
+			   struct uvm_gpu *gpu, u32 page,
+			   struct uvm_gpu_address *addr)
+{
+	u32 target = block_map_target(block, gpu, page);
+
+	lockdep_assert_held(&block->lock);
+
+	if (target == UVM_PROCESSOR_CPU)
+		return uvm_ce_batch_sysmem(b, block->cpu.pages[page], addr);
+	*addr = block_gpu_page_addr(target - 1, block->gpus[target - 1], page);
+	return 0;
+}
+
+/**
  * uvm_va_block_map_gpu() - map pages on a GPU, each to its best copy
  * @block:	the block; its lock held
  * @ctx:	scratch space

@@ -14,6 +14,7 @@
 #include "uvm_hal.h"
 #include "uvm_page_mask.h"
 
+struct uvm_ce_batch;
 struct uvm_gpu;
 struct uvm_va_space;
 struct uvm_test_page_state;
@@ -148,6 +149,9 @@ int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
 int uvm_va_block_map_gpu(struct uvm_va_block *block,
 			 struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
 			 const struct uvm_page_mask *mask, enum uvm_prot need);
+int uvm_va_block_copy_addr(struct uvm_va_block *block, struct uvm_ce_batch *b,
+			   struct uvm_gpu *gpu, u32 page,
+			   struct uvm_gpu_address *addr);
 int uvm_va_block_map_accessed_by(struct uvm_va_block *block,
 				 struct uvm_va_block_ctx *ctx,
 				 const struct uvm_page_mask *mask,
@@ -164,6 +168,9 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  bool write);
 vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
 				    struct uvm_va_block_ctx *ctx, u64 addr);
+int uvm_va_block_serve_access(struct uvm_va_block *block,
+			      struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
+			      const struct uvm_page_mask *mask, bool write);
 int uvm_va_block_prefetch(struct uvm_va_block *block,
 			  struct uvm_va_block_ctx *ctx,
 			  const struct uvm_page_mask *mask,

@@ -157,6 +157,47 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 }
 
 /**
+ * uvm_va_block_serve_access() - make pages available to a copy engine
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU whose copy engine accesses the pages
+ * @mask:	pages
+ * @write:	the engine writes them
+ *
+ * The pages are served as an access by @gpu would be (see "Residency
+ * policy"), without mapping them in @gpu's page table; accessed-by GPUs are
+ * re-mapped.
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_serve_access(struct uvm_va_block *block,
+			      struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
+			      const struct uvm_page_mask *mask, bool write)
+{
+	u32 accessor = uvm_gpu_processor(gpu);
+	struct uvm_va_policy_iter iter;
+	struct uvm_page_mask run, m;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	for_each_va_policy_run(&iter, block->va_space, block->start,
+			       block->start + UVM_VA_BLOCK_SIZE) {
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, mask, &run))
+			continue;
+		ret = block_serve(block, ctx, iter.policy, accessor, &m, write);
+		if (!ret)
+			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
+							   iter.policy->accessed_by,
+							   accessor);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
  * block_page_policy() - the policy of one page
  * @block:	the block
  * @page:	page index
