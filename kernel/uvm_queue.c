@@ -135,6 +135,19 @@ int uvm_queue_submit(struct uvm_queue *q, struct uvm_job *job, bool sync,
 }
 
 /**
+ * uvm_queue_done() - has a fence completed?
+ * @q:		the queue
+ * @fence:	the fence
+ *
+ * Return: true when @fence and every earlier fence completed.
+ */
+static bool uvm_queue_done(struct uvm_queue *q, u64 fence)
+{
+	/* Pairs with smp_store_release() in uvm_queue_complete(). */
+	return smp_load_acquire(&q->completed) >= fence;
+}
+
+/**
  * uvm_queue_wait() - wait for a fence and collect its error
  * @q:		the queue
  * @fence:	a fence handed out
@@ -147,12 +160,10 @@ int uvm_queue_wait(struct uvm_queue *q, u64 fence, bool poll)
 {
 	void *err;
 
-	/* Pairs with smp_store_release() in uvm_queue_complete(). */
 	if (poll) {
-		if (smp_load_acquire(&q->completed) < fence)
+		if (!uvm_queue_done(q, fence))
 			return -EAGAIN;
-	} else if (wait_event_killable(q->wait,
-				       smp_load_acquire(&q->completed) >= fence)) {
+	} else if (wait_event_killable(q->wait, uvm_queue_done(q, fence))) {
 		return -EINTR;
 	}
 	err = xa_erase(&q->errors, fence);
