@@ -36,6 +36,7 @@
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/sched/mm.h>
@@ -238,6 +239,8 @@ static const struct file_operations uvm_fops = {
 	.open = uvm_open,
 	.release = uvm_release,
 	.mmap = uvm_mmap,
+	/* 2 MiB-aligned addresses: whole VA blocks and vidmem chunks. */
+	.get_unmapped_area = thp_get_unmapped_area,
 	.unlocked_ioctl = uvm_unlocked_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
