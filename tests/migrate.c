@@ -635,6 +635,26 @@ TEST_F(migrate, discard_partial_range)
 	ASSERT_CPU_READ(e->p, e->len, e->ref);
 }
 
+/* Discarding part of a GPU block keeps the chunk for the rest; the discarded pages read zeros, never the old bytes */
+TEST_F(migrate, discard_part_of_gpu_block)
+{
+	struct uvm_env *e = &self->e;
+	const uint64_t ps = e->ps, n = e->npages;
+	uint64_t used;
+
+	ASSERT_GPU_WRITE(e, 0, e->p, e->len, e->ref, n);
+	used = uvm_vidmem_used(e->dev.fd, 0);
+	ASSERT_NE(0ULL, used);
+	ASSERT_EQ(0, uvm_discard(e->dev.fd, e->p + 2 * ps, 2 * ps));
+	ASSERT_EQ(used, uvm_vidmem_used(e->dev.fd, 0));
+	ASSERT_RESIDENCY(&e->dev, e->p + 2 * ps, 2, UVM_STATE_NONE);
+	memset(e->ref + 2 * ps, 0, 2 * ps);
+	/* The GPU repopulates them in the same chunk: zero-filled, not stale. */
+	ASSERT_GPU_READ(e, 0, e->p, e->len, e->ref, 2);
+	ASSERT_RESIDENCY(&e->dev, e->p, n, UVM_STATE_GPU(0));
+	ASSERT_CPU_READ(e->p, e->len, e->ref);
+}
+
 /* Discarding read-duplicated pages drops every copy and every mapping */
 TEST_F(migrate, discard_duplicated_pages)
 {
@@ -1446,10 +1466,7 @@ TEST_F(migrate, close_with_pending_batch)
 	ASSERT_EQ(0ULL, uvm_vidmem_wait(e->dev.fd, 0, 0));
 }
 
-/*
- * Synchronous and asynchronous batches racing from two threads: every wait
- * returns, and the completed fence never goes backwards
- */
+/* Asynchronous submissions and polls of one thread, racing sync_async_race's. */
 struct race_arg {
 	int fd;
 	uint8_t *p;
@@ -1480,6 +1497,7 @@ static void *race_async(void *data)
 	return NULL;
 }
 
+/* Sync and async batches racing from two threads: every wait returns, the completed fence never goes back */
 TEST_F_TIMEOUT(migrate, sync_async_race, 120)
 {
 	struct uvm_env *e = &self->e;

@@ -480,11 +480,7 @@ TEST_F(policy, advice_survives_partial_munmap)
 	ASSERT_NO_ADVICE(e, again, 3 * ps);
 }
 
-/*
- * Advice is page granular under any sequence: 400 random set/unset
- * operations on random sub-ranges agree with a per-page model, page by page
- * and aggregated over random ranges
- */
+/* A per-page model of advice, for advice_random_model. */
 #define MODEL_PAGES	64
 
 struct advice_model {
@@ -518,6 +514,7 @@ static void model_query(const struct advice_model *m, unsigned int first, unsign
 	}
 }
 
+/* 400 random set/unset advice calls on random sub-ranges agree with a per-page model, per page and per range */
 TEST_F(policy, advice_random_model)
 {
 	struct uvm_env *e = &self->e;
@@ -1540,6 +1537,63 @@ TEST_F(host_pref, query_reports_it)
 		want = UVM_LOC_NUMA(uvm_current_node());
 	QUERY(e, e->p, e->len, q);
 	ASSERT_LOCATION(want, q.preferred);
+}
+
+/* Different advice on pages of one block: one batch of GPU faults and one prefetch serve each run by its own policy */
+TEST_F(policy, mixed_policy_runs_in_one_block)
+{
+	struct uvm_env *e = &self->e;
+	const uint64_t ps = e->ps;
+	struct uvm_test_gpu_op op;
+
+	memcpy(e->p, e->ref, e->len);
+	/* Pages 0-1 read-mostly, 2-3 preferred HOST, 4-5 accessed-by GPU 0, 6-7 no advice. */
+	ADVISE(e, e->p, 2 * ps, UVM_ADVICE_SET_READ_MOSTLY, UVM_LOC_INVALID);
+	ADVISE(e, e->p + 2 * ps, 2 * ps, UVM_ADVICE_SET_PREFERRED_LOCATION, UVM_LOC_HOST);
+	ADVISE(e, e->p + 4 * ps, 2 * ps, UVM_ADVICE_SET_ACCESSED_BY, UVM_LOC_GPU(0));
+	/* Many warps: the faults of the other pages arrive in few batches. */
+	op = uvm_op_read(e->p, e->len, 64, e->out);
+	ASSERT_EQ(0, uvm_launch(e->dev.fd, 0, 64, &op, 1, NULL));
+	ASSERT_EQ(-1, uvm_memcmp_at(e->out, e->ref, e->len));
+	ASSERT_RESIDENCY(&e->dev, e->p, 2,
+			 uvm_state(UVM_CPU_BIT | UVM_GPU_BIT(0), UVM_GPU_BIT(0), 0, 0));
+	ASSERT_RESIDENCY(&e->dev, e->p + 2 * ps, 4,
+			 uvm_state(UVM_CPU_BIT, UVM_CPU_BIT | UVM_GPU_BIT(0),
+				   UVM_CPU_BIT | UVM_GPU_BIT(0), UVM_GPU_BIT(0)));
+	ASSERT_RESIDENCY(&e->dev, e->p + 6 * ps, 2, UVM_STATE_GPU(0));
+	/* One prefetch to the host over all runs. */
+	ASSERT_EQ(0, uvm_prefetch(e->dev.fd, e->p, e->len, UVM_LOC_HOST));
+	ASSERT_RESIDENCY(&e->dev, e->p, 2,
+			 uvm_state(UVM_CPU_BIT | UVM_GPU_BIT(0), UVM_GPU_BIT(0), 0, 0));
+	ASSERT_RESIDENCY(&e->dev, e->p + 2 * ps, 4,
+			 uvm_state(UVM_CPU_BIT, UVM_CPU_BIT | UVM_GPU_BIT(0),
+				   UVM_CPU_BIT | UVM_GPU_BIT(0), UVM_GPU_BIT(0)));
+	ASSERT_RESIDENCY(&e->dev, e->p + 6 * ps, 2, uvm_state(UVM_CPU_BIT, 0, 0, 0));
+	ASSERT_CPU_READ(e->p, e->len, e->ref);
+}
+
+/* Advice effects reach every block of a range: UNSET_READ_MOSTLY and SET_ACCESSED_BY across a 2 MiB boundary */
+TEST_F(policy, advice_effects_across_blocks)
+{
+	struct uvm_env *e = &self->e;
+	const uint64_t ps = e->ps;
+	uint8_t *p = uvm_mmap_block_aligned(&e->dev, 2 * UVM_VA_BLOCK_SIZE), *edge;
+
+	ASSERT_NE(MAP_FAILED, p);
+	edge = p + UVM_VA_BLOCK_SIZE;
+	memcpy(edge - 4 * ps, e->ref, 8 * ps);
+	ADVISE(e, p, 2 * UVM_VA_BLOCK_SIZE, UVM_ADVICE_SET_READ_MOSTLY, UVM_LOC_INVALID);
+	ASSERT_GPU_READ(e, 0, edge - 4 * ps, 8 * ps, e->ref, 8);
+	ASSERT_RESIDENCY(&e->dev, edge - 4 * ps, 8,
+			 uvm_state(UVM_CPU_BIT | UVM_GPU_BIT(0), UVM_GPU_BIT(0), 0, 0));
+	ADVISE(e, p, 2 * UVM_VA_BLOCK_SIZE, UVM_ADVICE_UNSET_READ_MOSTLY, UVM_LOC_INVALID);
+	ASSERT_RESIDENCY(&e->dev, edge - 4 * ps, 8, uvm_state(UVM_CPU_BIT, 0, 0, 0));
+	ADVISE(e, p, 2 * UVM_VA_BLOCK_SIZE, UVM_ADVICE_SET_ACCESSED_BY, UVM_LOC_GPU(0));
+	ASSERT_RESIDENCY(&e->dev, edge - 4 * ps, 8,
+			 uvm_state(UVM_CPU_BIT, UVM_GPU_BIT(0), UVM_GPU_BIT(0), UVM_GPU_BIT(0)));
+	ASSERT_GPU_READ(e, 0, edge - 4 * ps, 8 * ps, e->ref, 0);
+	ASSERT_CPU_READ(edge - 4 * ps, 8 * ps, e->ref);
+	munmap(p, 2 * UVM_VA_BLOCK_SIZE);
 }
 
 /* Two GPUs */
