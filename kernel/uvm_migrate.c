@@ -34,32 +34,34 @@
 #include "uvm_va_space.h"
 
 /**
- * struct uvm_migrate_span - one validated range of a job
- * @start:	first byte, page aligned
- * @end:	last byte + 1, page aligned
- * @loc:	index of its destination in the job's locations
- */
-struct uvm_migrate_span {
-	u64 start;
-	u64 end;
-	u32 loc;
-};
-
-/**
  * struct uvm_migrate_job - a validated batch
  * @job:	the queue's part; weight = number of ranges
  * @op:		UVM_MIGRATE_*
- * @count:	spans
- * @spans:	the ranges
+ * @count:	ranges
+ * @ranges:	the ranges, rounded to pages: address is the first byte and
+ *		length the last byte + 1
+ * @num_locations: destinations (prefetching ops)
  * @locs:	resolved destinations (no HOST_NUMA_CURRENT)
+ * @starts:	location k applies to ranges starts[k] .. starts[k + 1] - 1
  */
 struct uvm_migrate_job {
 	struct uvm_job job;
 	u32 op;
 	u64 count;
-	struct uvm_migrate_span *spans;
+	struct uvm_range *ranges;
+	u32 num_locations;
 	struct uvm_location *locs;
+	u64 *starts;
 };
+
+/*
+ * Called once per run of consecutive range pieces falling into one 2 MiB
+ * block with one destination.
+ */
+typedef int (*uvm_migrate_block_fn)(struct uvm_va_space *va_space,
+				    struct uvm_migrate_job *job, u64 block_addr,
+				    const struct uvm_page_mask *mask,
+				    const struct uvm_location *loc, void *arg);
 
 static inline struct uvm_migrate_job *to_uvm_migrate_job(struct uvm_job *job)
 {
@@ -70,87 +72,186 @@ static void uvm_migrate_job_free(struct uvm_job *j)
 {
 	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
 
-	kvfree(job->spans);
+	kvfree(job->ranges);
 	kvfree(job->locs);
+	kvfree(job->starts);
 	kfree(job);
 }
 
-/* Execution */
+/* Walking a batch by block */
 
 /**
- * uvm_migrate_span_run() - run one range of a job
- * @va_space:	the VA space; its lock held for read
- * @ctx:	scratch space
- * @op:		UVM_MIGRATE_*
- * @span:	the range
- * @loc:	its destination (prefetching ops)
+ * uvm_migrate_range_ok() - is a range still one managed range?
+ * @va_space:	the VA space; its lock held
+ * @r:		rounded range
+ * @lo:		in/out: start of the managed range last found
+ * @hi:		in/out: its end
+ *
+ * Batches are usually sorted: the range last found answers most lookups.
+ *
+ * Return: true when [r->address, r->length) is inside one managed range.
+ */
+static bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
+				 const struct uvm_range *r, u64 *lo, u64 *hi)
+{
+	struct uvm_va_range *range;
+
+	if (r->address >= *lo && r->length <= *hi)
+		return true;
+	range = uvm_va_range_find(va_space, r->address);
+	if (!range || range->kind != UVM_RANGE_MANAGED ||
+	    uvm_va_range_end(range) < r->length)
+		return false;
+	*lo = uvm_va_range_start(range);
+	*hi = uvm_va_range_end(range);
+	return true;
+}
+
+/**
+ * uvm_migrate_walk() - call @fn per block of a batch
+ * @va_space:	the VA space; its lock held
+ * @job:	the batch
+ * @fn:		called once per run of consecutive range pieces that fall
+ *		into one 2 MiB block with one destination
+ * @arg:	for @fn
+ *
+ * Ranges no longer inside a managed range are skipped (-EFAULT).  Every
+ * range is attempted; the first error is returned.
  *
  * Return: 0 or -errno.
  */
-static int uvm_migrate_span_run(struct uvm_va_space *va_space,
-				struct uvm_va_block_ctx *ctx, u32 op,
-				const struct uvm_migrate_span *span,
-				const struct uvm_location *loc)
+static int uvm_migrate_walk(struct uvm_va_space *va_space,
+			    struct uvm_migrate_job *job, uvm_migrate_block_fn fn,
+			    void *arg)
 {
+	u64 cur = U64_MAX, lo = 0, hi = 0, i, addr, next, blk;
+	const struct uvm_location *loc = NULL, *cur_loc = NULL;
 	struct uvm_page_mask mask;
-	struct uvm_va_block *block;
-	u64 addr, start, end;
-	int ret = 0;
+	u32 k = 0;
+	int ret = 0, err;
 
-	if (uvm_va_range_check(va_space, span->start, span->end - span->start,
-			       &start, &end))
-		return -EFAULT;
+	for (i = 0; i < job->count; i++) {
+		const struct uvm_range *r = &job->ranges[i];
 
-	for (addr = span->start; addr < span->end && !ret;
-	     addr = round_down(addr, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE) {
-		if (op == UVM_MIGRATE_DISCARD) {
-			block = uvm_va_block_lookup(va_space, addr);
-			if (!block)
-				continue;
-		} else {
-			block = uvm_va_block_get_or_create(va_space, addr);
-			if (IS_ERR(block))
-				return PTR_ERR(block);
+		if (job->locs) {
+			if (k + 1 < job->num_locations && i == job->starts[k + 1])
+				k++;
+			loc = &job->locs[k];
 		}
-		uvm_va_block_range_mask(block, span->start, span->end, &mask);
-		mutex_lock(&block->lock);
-		if (op != UVM_MIGRATE_PREFETCH)
-			uvm_va_block_discard(block, &mask);
-		if (op != UVM_MIGRATE_DISCARD)
-			ret = uvm_va_block_prefetch(block, ctx, &mask, loc);
-		mutex_unlock(&block->lock);
+		if (!uvm_migrate_range_ok(va_space, r, &lo, &hi)) {
+			ret = ret ?: -EFAULT;
+			continue;
+		}
+		for (addr = r->address; addr < r->length; addr = next) {
+			blk = addr >> UVM_VA_BLOCK_SHIFT;
+			next = min(r->length, (blk + 1) << UVM_VA_BLOCK_SHIFT);
+			if (blk != cur || loc != cur_loc) {
+				if (cur != U64_MAX) {
+					err = fn(va_space, job, cur << UVM_VA_BLOCK_SHIFT,
+						 &mask, cur_loc, arg);
+					ret = ret ?: err;
+				}
+				uvm_page_mask_zero(&mask);
+				cur = blk;
+				cur_loc = loc;
+			}
+			bitmap_set(mask.bits, (addr & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT,
+				   (next - addr) >> PAGE_SHIFT);
+		}
+	}
+	if (cur != U64_MAX) {
+		err = fn(va_space, job, cur << UVM_VA_BLOCK_SHIFT, &mask, cur_loc, arg);
+		ret = ret ?: err;
 	}
 	return ret;
 }
 
 /**
- * uvm_migrate_job_run() - run a whole job
+ * uvm_migrate_record_block() - record the prefetch request of a block
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the batch
+ * @block_addr:	the block
+ * @mask:	its pages in the batch
+ * @loc:	their destination
+ * @arg:	unused
+ *
+ * The range query reports a prefetch from the moment it is accepted.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int uvm_migrate_record_block(struct uvm_va_space *va_space,
+				    struct uvm_migrate_job *job, u64 block_addr,
+				    const struct uvm_page_mask *mask,
+				    const struct uvm_location *loc, void *arg)
+{
+	struct uvm_va_block *block = uvm_va_block_get_or_create(va_space, block_addr);
+	u16 code = uvm_location_encode(loc);
+	unsigned int page;
+
+	if (IS_ERR(block))
+		return PTR_ERR(block);
+	mutex_lock(&block->lock);
+	for_each_page_in_mask(page, mask)
+		block->last_prefetch[page] = code;
+	mutex_unlock(&block->lock);
+	return 0;
+}
+
+/**
+ * uvm_migrate_run_block() - run a batch's work in one block
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the batch
+ * @block_addr:	the block
+ * @mask:	its pages in the batch
+ * @loc:	their destination (prefetching ops)
+ * @arg:	scratch space (struct uvm_va_block_ctx)
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_migrate_run_block(struct uvm_va_space *va_space,
+				 struct uvm_migrate_job *job, u64 block_addr,
+				 const struct uvm_page_mask *mask,
+				 const struct uvm_location *loc, void *arg)
+{
+	struct uvm_va_block *block;
+	int ret = 0;
+
+	if (job->op == UVM_MIGRATE_DISCARD) {
+		block = uvm_va_block_lookup(va_space, block_addr);
+		if (!block)
+			return 0;
+	} else {
+		block = uvm_va_block_get_or_create(va_space, block_addr);
+		if (IS_ERR(block))
+			return PTR_ERR(block);
+	}
+	mutex_lock(&block->lock);
+	if (job->op != UVM_MIGRATE_PREFETCH)
+		uvm_va_block_discard(block, mask);
+	if (job->op != UVM_MIGRATE_DISCARD)
+		ret = uvm_va_block_prefetch(block, arg, mask, loc);
+	mutex_unlock(&block->lock);
+	return ret;
+}
+
+/**
+ * uvm_migrate_job_run() - run a whole batch
  * @va_space:	the VA space
  * @j:		the job
  *
- * Every range is attempted; the first error is returned.
- *
- * Return: 0 or -errno.
+ * Return: 0 or the first -errno.
  */
 static int uvm_migrate_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 {
 	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
 	struct uvm_va_block_ctx *ctx;
-	int ret = 0, err;
-	u64 i;
+	int ret;
 
 	ctx = uvm_va_block_ctx_alloc();
 	if (!ctx)
 		return -ENOMEM;
 	down_read(&va_space->lock);
-	for (i = 0; i < job->count; i++) {
-		const struct uvm_migrate_span *span = &job->spans[i];
-
-		err = uvm_migrate_span_run(va_space, ctx, job->op, span,
-					   job->locs ? &job->locs[span->loc] : NULL);
-		if (err && !ret)
-			ret = err;
-	}
+	ret = uvm_migrate_walk(va_space, job, uvm_migrate_run_block, ctx);
 	up_read(&va_space->lock);
 	uvm_va_block_ctx_free(ctx);
 	return ret;
@@ -166,14 +267,14 @@ static const struct uvm_job_ops uvm_migrate_job_ops = {
 /**
  * uvm_migrate_copy_locations() - copy in and check destinations and grouping
  * @args:	the ioctl arguments
- * @job:	the job being built; gets locs
- * @starts:	out: kvmalloc()ed location starts, freed by the caller
+ * @job:	the job being built; gets locs and starts
  *
  * Return: 0, -EINVAL/-ENODEV with args->bad_location set, -EFAULT, -ENOMEM.
  */
 static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
-				      struct uvm_migrate_job *job, u64 **starts)
+				      struct uvm_migrate_job *job)
 {
+	u64 **starts = &job->starts;
 	u32 k, n = args->num_locations;
 	int ret;
 
@@ -182,6 +283,7 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
 		       -EINVAL : 0;
 	if (!n || n > args->count)
 		return -EINVAL;
+	job->num_locations = n;
 
 	job->locs = kvmalloc_array(n, sizeof(*job->locs), GFP_KERNEL_ACCOUNT);
 	*starts = kvmalloc_array(n, sizeof(**starts), GFP_KERNEL_ACCOUNT);
@@ -215,42 +317,51 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
  * uvm_migrate_copy_ranges() - copy in and check the ranges
  * @va_space:	the VA space
  * @args:	the ioctl arguments
- * @job:	the job being built; gets spans
- * @starts:	location starts (prefetching ops)
+ * @job:	the job being built; gets ranges, rounded
+ *
+ * The array is copied in before the VA space lock is taken: a fault on it
+ * takes mmap_lock, which is above the VA space lock.
  *
  * Return: 0, -EINVAL with args->bad_range set, -EFAULT, -ENOMEM.
  */
 static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 				   struct uvm_ioc_migrate *args,
-				   struct uvm_migrate_job *job, const u64 *starts)
+				   struct uvm_migrate_job *job)
 {
-	struct uvm_range __user *uranges = u64_to_user_ptr(args->ranges_ptr);
-	struct uvm_range r;
-	u32 loc = 0;
+	struct uvm_range *r;
+	u64 i, lo = 0, hi = 0;
 	int ret = 0;
-	u64 i;
 
-	job->spans = kvmalloc_array(args->count, sizeof(*job->spans),
-				    GFP_KERNEL_ACCOUNT);
-	if (!job->spans)
+	job->ranges = kvmalloc_array(args->count, sizeof(*job->ranges),
+				     GFP_KERNEL_ACCOUNT);
+	if (!job->ranges)
 		return -ENOMEM;
+	if (copy_from_user(job->ranges, u64_to_user_ptr(args->ranges_ptr),
+			   args->count * sizeof(*job->ranges)))
+		return -EFAULT;
+
+	/* Round each range in place: address = first byte, length = end. */
+	for (i = 0; i < args->count; i++) {
+		r = &job->ranges[i];
+		if (!r->length || r->address + r->length < r->address ||
+		    r->address + r->length > U64_MAX - PAGE_SIZE) {
+			args->bad_range = i;
+			return -EINVAL;
+		}
+		r->length = round_up(r->address + r->length, PAGE_SIZE);
+		r->address = round_down(r->address, PAGE_SIZE);
+	}
 
 	down_read(&va_space->lock);
 	for (i = 0; i < args->count; i++) {
-		if (copy_from_user(&r, &uranges[i], sizeof(r))) {
-			ret = -EFAULT;
-			break;
-		}
-		if (starts && loc + 1 < args->num_locations && i == starts[loc + 1])
-			loc++;
-		job->spans[i].loc = loc;
-		ret = uvm_va_range_check(va_space, r.address, r.length,
-					 &job->spans[i].start, &job->spans[i].end);
-		if (ret) {
+		if (!uvm_migrate_range_ok(va_space, &job->ranges[i], &lo, &hi)) {
 			args->bad_range = i;
+			ret = -EINVAL;
 			break;
 		}
 	}
+	if (!ret && args->op != UVM_MIGRATE_DISCARD)
+		ret = uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL);
 	up_read(&va_space->lock);
 	return ret;
 }
@@ -266,7 +377,6 @@ int uvm_ioc_migrate(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_migrate *args = data;
 	struct uvm_migrate_job *job;
-	u64 *starts = NULL;
 	u64 fence;
 	int ret;
 
@@ -286,10 +396,9 @@ int uvm_ioc_migrate(struct uvm_va_space *va_space, void *data)
 	job->op = args->op;
 	job->count = args->count;
 
-	ret = uvm_migrate_copy_locations(args, job, &starts);
+	ret = uvm_migrate_copy_locations(args, job);
 	if (!ret)
-		ret = uvm_migrate_copy_ranges(va_space, args, job, starts);
-	kvfree(starts);
+		ret = uvm_migrate_copy_ranges(va_space, args, job);
 	if (ret) {
 		uvm_migrate_job_free(&job->job);
 		return ret;

@@ -44,19 +44,24 @@ static inline struct uvm_va_space *queue_va_space(struct uvm_queue *q)
  */
 static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret)
 {
-	u64 fence = job->fence;
+	u64 fence = job->fence, weight = job->weight;
 
 	/* An error that cannot be recorded is lost; the data is not. */
 	if (ret)
 		xa_store(&q->errors, fence, xa_mk_value(-ret), GFP_KERNEL);
 
-	spin_lock(&q->lock);
-	q->pending -= job->weight;
-	q->running = false;
-	spin_unlock(&q->lock);
 	job->ops->free(job);
+	/*
+	 * Publish the completion before another job may run: with running
+	 * still set nobody else completes a fence, so completed never goes
+	 * backwards.
+	 */
+	spin_lock(&q->lock);
+	q->pending -= weight;
 	/* Pairs with smp_load_acquire() in waiters: the job's effects first. */
 	smp_store_release(&q->completed, fence);
+	q->running = false;
+	spin_unlock(&q->lock);
 	wake_up_all(&q->wait);
 }
 

@@ -23,7 +23,8 @@
  * A prefetch to D gives D a read-only copy of read-mostly pages (moving an
  * existing CPU copy to D's NUMA node if D is one) and moves the others to D,
  * populating untouched pages there; it maps D (a GPU) and the accessed-by
- * GPUs, and records D as the pages' last prefetch location.  A discard drops
+ * GPUs.  D is recorded as the pages' last prefetch location when the request
+ * is accepted (uvm_migrate.c).  A discard drops
  * every copy: the next access populates zeros.
  *
  * Locking: every function here runs with the block lock held and the VA
@@ -148,7 +149,7 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 						   UVM_PROT_READ_WRITE_ATOMIC);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
-							   iter.policy->accessed_by,
+							   uvm_va_policy_mapped_by(iter.policy),
 							   accessor);
 		if (ret)
 			return ret;
@@ -189,7 +190,7 @@ int uvm_va_block_serve_access(struct uvm_va_block *block,
 		ret = block_serve(block, ctx, iter.policy, accessor, &m, write);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
-							   iter.policy->accessed_by,
+							   uvm_va_policy_mapped_by(iter.policy),
 							   accessor);
 		if (ret)
 			return ret;
@@ -252,7 +253,7 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, write);
 	if (!ret)
 		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
-						   policy->accessed_by,
+						   uvm_va_policy_mapped_by(policy),
 						   UVM_PROCESSOR_CPU);
 	if (ret)
 		return uvm_errno_to_vm_fault(ret);
@@ -303,7 +304,7 @@ vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
 	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, true);
 	if (!ret)
 		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
-						   policy->accessed_by,
+						   uvm_va_policy_mapped_by(policy),
 						   UVM_PROCESSOR_CPU);
 	if (ret)
 		return uvm_errno_to_vm_fault(ret);
@@ -331,17 +332,11 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 {
 	u32 dst = uvm_location_processor(loc);
 	int nid = uvm_location_nid(loc);
-	u16 code = uvm_location_encode(loc);
 	struct uvm_page_mask run, m, before;
 	struct uvm_va_policy_iter iter;
-	unsigned int page;
 	int ret = 0;
 
 	lockdep_assert_held(&block->lock);
-
-	/* The request is what the range query reports, done or not. */
-	for_each_page_in_mask(page, mask)
-		block->last_prefetch[page] = code;
 
 	if (uvm_va_block_resident(block, dst))
 		before = *uvm_va_block_resident(block, dst);
@@ -365,7 +360,7 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 						   &m, UVM_PROT_NONE);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
-							   iter.policy->accessed_by,
+							   uvm_va_policy_mapped_by(iter.policy),
 							   dst);
 		if (ret)
 			break;
@@ -465,7 +460,7 @@ int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,
 					    &one, NUMA_NO_NODE);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &one,
-							   policy->accessed_by,
+							   uvm_va_policy_mapped_by(policy),
 							   UVM_PROCESSOR_CPU);
 		if (ret)
 			return ret;
@@ -486,10 +481,25 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
 				 struct uvm_va_block_ctx *ctx,
 				 const struct uvm_page_mask *mask, u32 proc)
 {
+	struct uvm_va_policy_iter iter;
+	struct uvm_page_mask run, m;
+	int ret;
+
 	lockdep_assert_held(&block->lock);
 
 	if (proc == UVM_PROCESSOR_CPU)
 		return 0;
-	return uvm_va_block_map_gpu(block, ctx, uvm_gpu_get(proc - 1), mask,
-				    UVM_PROT_NONE);
+	for_each_va_policy_run(&iter, block->va_space, block->start,
+			       block->start + UVM_VA_BLOCK_SIZE) {
+		if (!(uvm_va_policy_mapped_by(iter.policy) & UVM_PROCESSOR_MASK(proc)))
+			continue;
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, mask, &run))
+			continue;
+		ret = uvm_va_block_map_gpu(block, ctx, uvm_gpu_get(proc - 1), &m,
+					   UVM_PROT_NONE);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

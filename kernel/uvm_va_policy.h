@@ -69,6 +69,21 @@ static inline bool uvm_va_policy_has_preferred(const struct uvm_va_policy *p)
 }
 
 /* The processor a (resolved) location names: the CPU for host locations. */
+static inline u32 uvm_location_processor(const struct uvm_location *loc);
+
+/*
+ * The processors that keep a mapping to the pages wherever they are: the
+ * accessed-by set, except the preferred location, whose policy overrides
+ * (its accesses bring the data home instead).
+ */
+static inline u64 uvm_va_policy_mapped_by(const struct uvm_va_policy *p)
+{
+	if (!uvm_va_policy_has_preferred(p))
+		return p->accessed_by;
+	return p->accessed_by &
+	       ~UVM_PROCESSOR_MASK(uvm_location_processor(&p->preferred));
+}
+
 static inline u32 uvm_location_processor(const struct uvm_location *loc)
 {
 	return loc->type == UVM_LOCATION_GPU ? UVM_PROCESSOR_GPU(loc->id) :
