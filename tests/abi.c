@@ -198,7 +198,7 @@ TEST(query_layouts)
 	ASSERT_FIELD(struct uvm_ioc_pointer_info, size, 16, 8);
 	ASSERT_FIELD(struct uvm_ioc_pointer_info, buffer_id, 24, 8);
 	ASSERT_FIELD(struct uvm_ioc_pointer_info, flags, 32, 4);
-	ASSERT_FIELD(struct uvm_ioc_pointer_info, pad, 36, 4);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, gpu_index, 36, 4);
 	ASSERT_FIELD(struct uvm_ioc_pointer_info, reserved, 40, 16);
 }
 

@@ -940,7 +940,7 @@ TEST_F(policy, pointer_info_partial_munmap)
 	ADVISE(e, e->p + 5 * ps, 3 * ps, UVM_ADVICE_SET_READ_MOSTLY, UVM_LOC_INVALID);
 }
 
-/* Non-zero pad or reserved words are -EINVAL */
+/* Non-zero gpu_index (in) or reserved words are -EINVAL */
 TEST_F(policy, pointer_info_bad_input)
 {
 	struct uvm_env *e = &self->e;
@@ -948,9 +948,9 @@ TEST_F(policy, pointer_info_bad_input)
 
 	memset(&pi, 0, sizeof(pi));
 	pi.address = (uintptr_t)e->p;
-	pi.pad = 1;
+	pi.gpu_index = 1;	/* (in) must be zero */
 	ASSERT_EQ(-EINVAL, uvm_ioctl(e->dev.fd, UVM_IOC_POINTER_INFO, &pi));
-	pi.pad = 0;
+	pi.gpu_index = 0;
 	pi.reserved[0] = 1;
 	ASSERT_EQ(-EINVAL, uvm_ioctl(e->dev.fd, UVM_IOC_POINTER_INFO, &pi));
 	pi.reserved[0] = 0;
