@@ -186,13 +186,13 @@ static int uvm_migrate_record_block(struct uvm_va_space *va_space,
 {
 	struct uvm_va_block *block = uvm_va_block_get_or_create(va_space, block_addr);
 	u16 code = uvm_location_encode(loc);
-	unsigned int page;
+	unsigned int first, end;
 
 	if (IS_ERR(block))
 		return PTR_ERR(block);
 	mutex_lock(&block->lock);
-	for_each_page_in_mask(page, mask)
-		block->last_prefetch[page] = code;
+	for_each_page_run_in_mask(first, end, mask)
+		memset16(&block->last_prefetch[first], code, end - first);
 	mutex_unlock(&block->lock);
 	return 0;
 }

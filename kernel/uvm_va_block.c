@@ -122,7 +122,16 @@ void uvm_va_block_exit(void)
  */
 struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 {
-	return kmem_cache_zalloc(uvm_va_block_ctx_cache, GFP_KERNEL);
+	struct uvm_va_block_ctx *ctx = kmem_cache_alloc(uvm_va_block_ctx_cache,
+							GFP_KERNEL);
+
+	/* Only the batch's header needs a value: the arrays are scratch. */
+	if (ctx) {
+		ctx->ce.gpu = NULL;
+		ctx->ce.nops = 0;
+		ctx->ce.ndma = 0;
+	}
+	return ctx;
 }
 
 /**
@@ -446,6 +455,7 @@ static void block_revoke_gpu(struct uvm_va_block *block, struct uvm_gpu *gpu,
 	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], &revoke);
+	uvm_page_mask_andnot(&gs->remote, &gs->remote, &revoke);
 	block_release_dma(gpu, gs, &revoke);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_GPU_PAGES_UNMAPPED,
 			   uvm_page_mask_weight(&revoke));
@@ -486,9 +496,15 @@ static void block_revoke_to(struct uvm_va_block *block, u32 proc,
 
 		if (!gs || !uvm_page_mask_and(&m, &gs->mapped[0], mask))
 			continue;
-		for_each_page_in_mask(page, &m)
-			if (gs->target[page] != proc)
-				uvm_page_mask_clear(&m, page);
+		if (proc == UVM_PROCESSOR_GPU(i)) {
+			/* Its own copies: the mappings that are not remote. */
+			uvm_page_mask_andnot(&m, &m, &gs->remote);
+		} else {
+			uvm_page_mask_and(&m, &m, &gs->remote);
+			for_each_page_in_mask(page, &m)
+				if (gs->target[page] != proc)
+					uvm_page_mask_clear(&m, page);
+		}
 		if (!uvm_page_mask_empty(&m))
 			block_revoke_gpu(block, uvm_gpus[i], &m);
 	}
@@ -552,6 +568,7 @@ err_unmap:
 	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
+	uvm_page_mask_andnot(&gs->remote, &gs->remote, mask);
 	block_release_dma(gpu, gs, mask);
 	return ret;
 }
@@ -632,6 +649,10 @@ static int block_set_target(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
 	int ret;
 
 	gs->target[page] = target;
+	if (target == uvm_gpu_processor(gpu))
+		uvm_page_mask_clear(&gs->remote, page);
+	else
+		uvm_page_mask_set(&gs->remote, page);
 	if (target != UVM_PROCESSOR_CPU)
 		return 0;
 	if (!gs->dma) {
@@ -691,7 +712,7 @@ int uvm_va_block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			 struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
 			 enum uvm_prot need)
 {
-	struct uvm_page_mask todo, dup, ro, rw, moved;
+	struct uvm_page_mask todo, dup, ro, rw, moved, m;
 	struct uvm_va_block_gpu *gs;
 	unsigned int page;
 	bool downgrade;
@@ -713,8 +734,21 @@ int uvm_va_block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 		return -EPERM;
 
 	/*
-	 * Leave right PTEs alone; PTEs pointing at another copy are revoked
-	 * first, so a failure below never leaves a PTE with unknown target.
+	 * Leave right PTEs alone: first, in bulk, local mappings of the GPU's
+	 * own copies with the right permission; then page by page.
+	 */
+	uvm_page_mask_andnot(&m, &gs->mapped[UVM_PROT_READ_WRITE_ATOMIC - 1], &gs->remote);
+	uvm_page_mask_and(&m, &m, &gs->resident);
+	uvm_page_mask_andnot(&rw, &rw, &m);
+	uvm_page_mask_andnot(&m, &gs->mapped[0], &gs->mapped[UVM_PROT_READ_WRITE - 1]);
+	uvm_page_mask_andnot(&m, &m, &gs->remote);
+	uvm_page_mask_and(&m, &m, &gs->resident);
+	uvm_page_mask_andnot(&ro, &ro, &m);
+	uvm_page_mask_or(&todo, &ro, &rw);
+
+	/*
+	 * PTEs pointing at another copy are revoked first, so a failure below
+	 * never leaves a PTE with unknown target.
 	 */
 	uvm_page_mask_zero(&moved);
 	for_each_page_in_mask(page, &todo) {

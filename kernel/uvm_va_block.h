@@ -43,6 +43,8 @@ struct uvm_va_block_cpu {
  *		write, atomic permission (index: enum uvm_prot - 1)
  * @target:	for mapped pages, the processor whose copy the PTE points at
  *		(this GPU, a peer GPU, or the CPU)
+ * @remote:	mapped pages whose target is not this GPU (so that the common
+ *		local case needs no per-page look at @target)
  * @dma:	for pages mapped to the CPU's copy, the DMA address from
  *		sysmem_map(); allocated on first use
  */
@@ -52,6 +54,7 @@ struct uvm_va_block_gpu {
 	struct uvm_page_mask resident;
 	struct uvm_page_mask mapped[UVM_PROT_READ_WRITE_ATOMIC];
 	u8 target[UVM_PAGES_PER_BLOCK];
+	struct uvm_page_mask remote;
 	u64 *dma;
 };
 
