@@ -132,6 +132,8 @@ static void uvm_device_vma_close(struct vm_area_struct *vma)
 	struct uvm_va_space *va_space = vma->vm_private_data;
 	struct uvm_va_range *range;
 
+	if (WARN_ON_ONCE(vma->vm_mm != va_space->mm))
+		return;
 	down_write(&va_space->lock);
 	range = uvm_va_range_find(va_space, vma->vm_start);
 	if (!WARN_ON(!range || range->kind != UVM_RANGE_DEVICE))
@@ -209,7 +211,7 @@ int uvm_device_range_mmap(struct uvm_va_space *va_space,
 		goto err_free;
 
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
-	uvm_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	uvm_vm_flags_set(vma, UVM_VMA_FLAGS);
 	uvm_vm_flags_clear(vma, VM_MAYEXEC);
 	vma->vm_private_data = va_space;
 	vma->vm_ops = &uvm_device_vm_ops;

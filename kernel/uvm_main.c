@@ -179,19 +179,42 @@ static int uvm_ioc_get_counters(struct uvm_va_space *va_space, void *data)
 }
 
 static const struct uvm_ioctl_desc uvm_ioctls[] = {
-	UVM_IOCTL(0, UVM_IOC_GET_VERSION, uvm_ioc_get_version, 0),
-	UVM_IOCTL(0, UVM_IOC_GPU_INFO, uvm_ioc_gpu_info, 0),
-	UVM_IOCTL(0, UVM_IOC_GET_COUNTERS, uvm_ioc_get_counters, 0),
-	UVM_IOCTL(0, UVM_IOC_ADVISE, uvm_ioc_advise, 0),
-	UVM_IOCTL(0, UVM_IOC_MIGRATE, uvm_ioc_migrate, UVM_IOCTL_COPYOUT_ON_ERROR),
-	UVM_IOCTL(0, UVM_IOC_FENCE_WAIT, uvm_ioc_fence_wait, UVM_IOCTL_COPYOUT_ON_ERROR),
-	UVM_IOCTL(0, UVM_IOC_RANGE_QUERY, uvm_ioc_range_query, 0),
-	UVM_IOCTL(0, UVM_IOC_POINTER_INFO, uvm_ioc_pointer_info, 0),
-	UVM_IOCTL(0, UVM_IOC_HOST_REGISTER, uvm_ioc_host_register, 0),
-	UVM_IOCTL(0, UVM_IOC_HOST_UNREGISTER, uvm_ioc_host_unregister, 0),
-	UVM_IOCTL(0, UVM_IOC_COPY, uvm_ioc_copy, UVM_IOCTL_COPYOUT_ON_ERROR),
-	UVM_IOCTL(0, UVM_IOC_MEMSET, uvm_ioc_memset, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_GET_VERSION, uvm_ioc_get_version, 0),
+	UVM_IOCTL(UVM_IOC_GPU_INFO, uvm_ioc_gpu_info, 0),
+	UVM_IOCTL(UVM_IOC_GET_COUNTERS, uvm_ioc_get_counters, 0),
+	UVM_IOCTL(UVM_IOC_ADVISE, uvm_ioc_advise, 0),
+	UVM_IOCTL(UVM_IOC_MIGRATE, uvm_ioc_migrate, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_FENCE_WAIT, uvm_ioc_fence_wait, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_RANGE_QUERY, uvm_ioc_range_query, 0),
+	UVM_IOCTL(UVM_IOC_POINTER_INFO, uvm_ioc_pointer_info, 0),
+	UVM_IOCTL(UVM_IOC_HOST_REGISTER, uvm_ioc_host_register, 0),
+	UVM_IOCTL(UVM_IOC_HOST_UNREGISTER, uvm_ioc_host_unregister, 0),
+	UVM_IOCTL(UVM_IOC_COPY, uvm_ioc_copy, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_MEMSET, uvm_ioc_memset, UVM_IOCTL_COPYOUT_ON_ERROR),
 };
+
+/**
+ * uvm_ioctl_table_check() - verify that a table is in command order
+ * @table:	the table
+ * @count:	entries
+ * @base:	command number of entry 0
+ *
+ * Return: 0, or -EINVAL (with a message) for a misplaced entry.
+ */
+int uvm_ioctl_table_check(const struct uvm_ioctl_desc *table, unsigned int count,
+			  unsigned int base)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		if (_IOC_NR(table[i].cmd) != base + i ||
+		    _IOC_TYPE(table[i].cmd) != UVM_IOC_MAGIC) {
+			pr_err("ioctl table: %s at position %u\n", table[i].name, i);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 static long uvm_unlocked_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
@@ -258,6 +281,10 @@ static int __init uvm_init(void)
 	int ret;
 
 	ret = uvm_fault_params_check();
+	if (!ret)
+		ret = uvm_ioctl_table_check(uvm_ioctls, ARRAY_SIZE(uvm_ioctls), 0);
+	if (!ret)
+		ret = uvm_test_ioctl_check();
 	if (ret)
 		return ret;
 	ret = uvm_va_block_init();

@@ -23,9 +23,10 @@
  *
  * - the mapping must be MAP_SHARED (a private copy-on-write view of memory
  *   that lives on GPUs has no meaning), not executable, at offset 0;
- * - fork(): the child does not inherit managed ranges (VM_DONTCOPY); the
- *   addresses are unmapped in the child, and the child's ioctls on the
- *   inherited descriptor fail with -EPERM;
+ * - fork(): the child does not inherit managed ranges (VM_DONTCOPY, and
+ *   VM_IO so that madvise(MADV_DOFORK) cannot undo it); the addresses are
+ *   unmapped in the child, and the child's ioctls on the inherited
+ *   descriptor fail with -EPERM;
  * - mremap(): refused (-EINVAL) for moves, growing is impossible
  *   (VM_DONTEXPAND), shrinking is a partial munmap;
  * - munmap() of all or part of a range: the kernel zaps the CPU PTEs, then
@@ -296,7 +297,12 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
 
 static void uvm_vma_close(struct vm_area_struct *vma)
 {
-	uvm_va_range_unmap(vma->vm_private_data, vma->vm_start, vma->vm_end);
+	struct uvm_va_space *va_space = vma->vm_private_data;
+
+	/* Only the VA space's own mm has our VMAs (VM_IO keeps madvise off). */
+	if (WARN_ON_ONCE(vma->vm_mm != va_space->mm))
+		return;
+	uvm_va_range_unmap(va_space, vma->vm_start, vma->vm_end);
 }
 
 static int uvm_vma_mremap(struct vm_area_struct *vma)
@@ -320,6 +326,8 @@ static vm_fault_t uvm_vma_lock_block(struct vm_fault *vmf,
 	struct uvm_va_space *va_space = vmf->vma->vm_private_data;
 	struct uvm_va_block *block;
 
+	if (vmf->vma->vm_mm != va_space->mm)
+		return VM_FAULT_SIGBUS;
 	if (down_read_killable(&va_space->lock))
 		return VM_FAULT_SIGBUS;
 	block = uvm_va_block_get_or_create(va_space, vmf->address);
@@ -467,7 +475,7 @@ int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 	}
 	/* File offsets equal addresses: unmap_mapping_range() works by VA. */
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
-	uvm_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	uvm_vm_flags_set(vma, UVM_VMA_FLAGS);
 	uvm_vm_flags_clear(vma, VM_MAYEXEC);
 	vma->vm_private_data = va_space;
 	vma->vm_ops = &uvm_vm_ops;

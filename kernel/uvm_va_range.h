@@ -6,6 +6,7 @@
 #define _UVM_VA_RANGE_H_
 
 #include <linux/interval_tree.h>
+#include <linux/mm.h>
 #include <linux/types.h>
 
 #include "uvm.h"
@@ -15,6 +16,13 @@ struct page;
 struct uvm_gpu;
 struct uvm_va_space;
 struct vm_area_struct;
+
+/*
+ * VMA flags of our mappings: PFN-mapped driver memory, fixed size, not in
+ * core dumps, not inherited by fork(); VM_IO also makes madvise() refuse
+ * MADV_DOFORK, which would otherwise clear VM_DONTCOPY.
+ */
+#define UVM_VMA_FLAGS	(VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY)
 
 /* What an allocation is. */
 enum uvm_va_range_kind {
