@@ -105,6 +105,11 @@ static inline u32 uvm_va_block_page_index(const struct uvm_va_block *block,
 	return (addr - block->start) >> PAGE_SHIFT;
 }
 
+static inline u64 uvm_va_block_end(const struct uvm_va_block *block)
+{
+	return block->start + UVM_VA_BLOCK_SIZE;
+}
+
 static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
 					 u32 page)
 {

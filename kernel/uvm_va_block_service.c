@@ -131,8 +131,9 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 
 	lockdep_assert_held(&block->lock);
 
-	for_each_va_policy_run(&iter, block->va_space, block->start,
-			       block->start + UVM_VA_BLOCK_SIZE) {
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, &req->pages, &run))
 			continue;
@@ -182,8 +183,9 @@ int uvm_va_block_serve_access(struct uvm_va_block *block,
 
 	lockdep_assert_held(&block->lock);
 
-	for_each_va_policy_run(&iter, block->va_space, block->start,
-			       block->start + UVM_VA_BLOCK_SIZE) {
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, mask, &run))
 			continue;
@@ -343,8 +345,9 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 	else
 		uvm_page_mask_zero(&before);
 
-	for_each_va_policy_run(&iter, block->va_space, block->start,
-			       block->start + UVM_VA_BLOCK_SIZE) {
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, mask, &run))
 			continue;
@@ -489,8 +492,9 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
 
 	if (proc == UVM_PROCESSOR_CPU)
 		return 0;
-	for_each_va_policy_run(&iter, block->va_space, block->start,
-			       block->start + UVM_VA_BLOCK_SIZE) {
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		if (!(uvm_va_policy_mapped_by(iter.policy) & UVM_PROCESSOR_MASK(proc)))
 			continue;
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);

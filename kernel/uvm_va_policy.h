@@ -50,12 +50,6 @@ void uvm_va_policy_iter_first(struct uvm_va_space *va_space, u64 start, u64 end,
 			      struct uvm_va_policy_iter *iter);
 bool uvm_va_policy_iter_next(struct uvm_va_policy_iter *iter);
 
-/* Walk the runs of [start, end); the VA space lock must be held. */
-#define for_each_va_policy_run(iter, va_space, first, last)			\
-	for (uvm_va_policy_iter_first(va_space, first, last, iter);		\
-	     (iter)->start < (iter)->limit;					\
-	     uvm_va_policy_iter_next(iter))
-
 int uvm_va_policy_set(struct uvm_va_space *va_space, u64 start, u64 end,
 		      u32 advice, const struct uvm_location *location);
 void uvm_va_policy_clear(struct uvm_va_space *va_space, u64 start, u64 end);
