@@ -388,7 +388,7 @@ TEST_F(fault, atomics_sum)
  * faults - duplicates = batches = replays, and the faults counted are the
  * faults the launch raised.  Whether several warps fault before the first
  * fault is serviced depends on scheduling, so the launch is repeated on
- * fresh pages until duplicates were coalesced (at most 10 times).
+ * fresh pages until duplicates were coalesced (at most 20 times).
  */
 TEST_F(fault, duplicates_coalesced)
 {
@@ -398,7 +398,7 @@ TEST_F(fault, duplicates_coalesced)
 	unsigned int attempt;
 	uint8_t *p;
 
-	for (attempt = 0; attempt < 10; attempt++) {
+	for (attempt = 0; attempt < 20; attempt++) {
 		p = uvm_mmap(&self->dev, self->ps);
 		ASSERT_NE(MAP_FAILED, p);
 		if (attempt % 2)
@@ -471,6 +471,38 @@ TEST_F(fault, gpu_writes_cpu_readonly_range)
 	ASSERT_RESIDENCY(&self->dev, p, 2, uvm_state(UVM_CPU_BIT, UVM_CPU_BIT, 0, 0));
 	ASSERT_EQ(SIGSEGV, uvm_touch_signal(p, true));
 	ASSERT_EQ(0, munmap(p, len));
+}
+
+/*
+ * Data buffers may themselves be managed memory: a READ into one range and
+ * a WRITE from another, even from the range being written
+ */
+TEST_F(fault, data_buffers_in_managed_memory)
+{
+	const uint64_t len = 4 * self->ps;
+	uint8_t *src = uvm_mmap(&self->dev, len), *dst = uvm_mmap(&self->dev, len);
+	uint8_t *ref = malloc(len);
+	struct uvm_test_gpu_op ops[2];
+
+	ASSERT_NE(MAP_FAILED, src);
+	ASSERT_NE(MAP_FAILED, dst);
+	ASSERT_NE(NULL, ref);
+	uvm_random_fill(ref, len, 8);
+	memcpy(src, ref, len);
+	/* GPU reads src into dst (dst is written back by the CPU side of the ioctl). */
+	ops[0] = uvm_op_read(src, len, 32, dst);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, self->gpu, 4, ops, 1, NULL));
+	ASSERT_EQ(-1, uvm_memcmp_at(dst, ref, len));
+	ASSERT_RESIDENCY(&self->dev, src, 4, UVM_STATE_GPU(self->gpu));
+	ASSERT_RESIDENCY(&self->dev, dst, 4, UVM_STATE_CPU);
+	/* GPU writes src's second half from its own first half. */
+	ops[1] = uvm_op_write(src + len / 2, len / 2, 16, src);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, self->gpu, 4, &ops[1], 1, NULL));
+	ASSERT_EQ(-1, uvm_memcmp_at(src, ref, len / 2));
+	ASSERT_EQ(-1, uvm_memcmp_at(src + len / 2, ref, len / 2));
+	ASSERT_EQ(0, munmap(src, len));
+	ASSERT_EQ(0, munmap(dst, len));
+	free(ref);
 }
 
 /* A launch on a GPU index the module does not drive is -ENODEV and does nothing */
@@ -881,6 +913,8 @@ struct launcher {
 	uint8_t *mem;
 	uint64_t len;
 	uint64_t value;		/* pattern seed base or atomic addend */
+	uint64_t stride;	/* if not 0: stride and access size of every op */
+	uint32_t access_size;
 	bool atomic;
 	int ret;		/* first launch error */
 	unsigned int bad_checksums;
@@ -896,6 +930,10 @@ static void *launcher_main(void *arg)
 		if (t->atomic) {
 			ops[0] = uvm_op_random(uvm_op_atomic(t->mem, t->len, t->value), it);
 			ops[1] = uvm_op_atomic(t->mem, t->len, t->value);
+			if (t->stride) {
+				ops[0].stride = ops[1].stride = t->stride;
+				ops[0].access_size = ops[1].access_size = t->access_size;
+			}
 			t->ret = uvm_launch(t->fd, t->gpu, t->warps, ops, 2, NULL);
 			continue;
 		}
@@ -1025,6 +1063,83 @@ TEST_F_TIMEOUT(concurrent, cpu_and_gpus_share_a_block, 120)
 		ASSERT_EQ(0, self->t[k].ret) TH_LOG("thread %u", k);
 		ASSERT_EQ(0U, self->t[k].bad_checksums) TH_LOG("thread %u", k);
 		ASSERT_EQ(-1, uvm_pattern_mismatch(p + k * half / 2, half / 2, 500 * k + 7));
+	}
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/*
+ * The CPU adds atomically to the first word of each page while GPUs add to
+ * every word of the same pages: pages move on every access, no update lost
+ */
+TEST_F_TIMEOUT(concurrent, cpu_and_gpu_atomics_same_words, 120)
+{
+	const uint64_t n = 4, len = n * self->ps, words = len / 8;
+	const unsigned int cpu_adds = 400, nt = 2, iters = 3;
+	uint64_t *p = uvm_mmap(&self->dev, len), i, gpu_total = 0;
+	unsigned int k;
+
+	ASSERT_NE(MAP_FAILED, p);
+	for (i = 0; i < words; i++)
+		p[i] = i;
+	for (k = 0; k < nt; k++) {
+		self->t[k] = (struct launcher){
+			.fd = self->dev.fd, .gpu = k % self->dev.num_gpus, .warps = 4,
+			.iters = iters, .mem = (uint8_t *)p, .len = len, .value = 1, .atomic = true,
+		};
+		gpu_total += 2 * iters;
+		ASSERT_EQ(0, pthread_create(&self->t[k].thread, NULL, launcher_main, &self->t[k]));
+	}
+	for (k = 0; k < cpu_adds; k++)
+		__atomic_add_fetch(&p[(k % n) * (self->ps / 8)], 1000, __ATOMIC_SEQ_CST);
+	for (k = 0; k < nt; k++)
+		pthread_join(self->t[k].thread, NULL);
+	for (k = 0; k < nt; k++)
+		ASSERT_EQ(0, self->t[k].ret) TH_LOG("thread %u", k);
+	for (i = 0; i < words; i++) {
+		uint64_t cpu = i % (self->ps / 8) ? 0 : 1000ULL * cpu_adds / n;
+
+		ASSERT_EQ(i + gpu_total + cpu, p[i]) TH_LOG("word %llu", (unsigned long long)i);
+	}
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/*
+ * False sharing: the CPU stores to word 0 of each page while GPUs add to
+ * words 1..511 of the same pages (strided ops); neither side's writes are
+ * lost in the migrations
+ */
+TEST_F_TIMEOUT(concurrent, false_sharing_cpu_gpu, 120)
+{
+	const uint64_t n = 4, len = n * self->ps, wpp = self->ps / 8;
+	const unsigned int rounds = 300, iters = 3;
+	uint64_t *p = uvm_mmap(&self->dev, len), i;
+	unsigned int k, r, bad = 0;
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, len);
+	for (k = 0; k < 2; k++) {
+		self->t[k] = (struct launcher){
+			.fd = self->dev.fd, .gpu = k % self->dev.num_gpus, .warps = 2,
+			.iters = iters, .mem = (uint8_t *)(p + 1), .len = len - 8, .value = 1,
+			.stride = self->ps, .access_size = self->ps - 8, .atomic = true,
+		};
+		ASSERT_EQ(0, pthread_create(&self->t[k].thread, NULL, launcher_main, &self->t[k]));
+	}
+	for (r = 1; r <= rounds; r++) {
+		for (i = 0; i < n; i++)
+			*(volatile uint64_t *)&p[i * wpp] = r;
+		for (i = 0; i < n; i++)
+			bad += *(volatile uint64_t *)&p[i * wpp] != r;
+	}
+	for (k = 0; k < 2; k++)
+		pthread_join(self->t[k].thread, NULL);
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, self->t[k].ret) TH_LOG("thread %u", k);
+	ASSERT_EQ(0U, bad);
+	for (i = 0; i < len / 8; i++) {
+		uint64_t want = i % wpp ? 2 * 2 * iters : rounds;
+
+		ASSERT_EQ(want, p[i]) TH_LOG("word %llu", (unsigned long long)i);
 	}
 	ASSERT_EQ(0, munmap(p, len));
 }
