@@ -11,6 +11,7 @@
  * report, and the process carries on.  Every launch validation rule has its
  * error, and a rejected launch has no effect.
  */
+#include <sched.h>
 #include <stddef.h>
 
 #include "kselftest_harness.h"
@@ -387,18 +388,24 @@ TEST_F(fault, atomics_sum)
  * 1024 warps on one page: every batch services that page once, so
  * faults - duplicates = batches = replays, and the faults counted are the
  * faults the launch raised.  Whether several warps fault before the first
- * fault is serviced depends on scheduling, so the launch is repeated on
- * fresh pages until duplicates were coalesced (at most 20 times).
+ * fault is serviced depends on scheduling (seen to depend on the CPU the
+ * launcher runs on), so the launch is repeated on fresh pages, from each
+ * CPU in turn, until duplicates were coalesced (at most 20 times).
  */
 TEST_F(fault, duplicates_coalesced)
 {
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct uvm_counters before, d;
 	struct uvm_test_launch l;
 	struct uvm_test_gpu_op op;
 	unsigned int attempt;
+	cpu_set_t cpus;
 	uint8_t *p;
 
 	for (attempt = 0; attempt < 20; attempt++) {
+		CPU_ZERO(&cpus);
+		CPU_SET(attempt % (ncpus > 0 ? ncpus : 1), &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
 		p = uvm_mmap(&self->dev, self->ps);
 		ASSERT_NE(MAP_FAILED, p);
 		if (attempt % 2)
@@ -503,6 +510,31 @@ TEST_F(fault, data_buffers_in_managed_memory)
 	ASSERT_EQ(0, munmap(src, len));
 	ASSERT_EQ(0, munmap(dst, len));
 	free(ref);
+}
+
+/*
+ * Atomic accesses that straddle two pages fault in the middle (the second
+ * page is not mapped yet): each word still gets its addend exactly once
+ */
+TEST_F(fault, atomic_access_across_pages)
+{
+	const uint64_t n = 8, len = n * self->ps, off = self->ps / 2, alen = 6 * self->ps;
+	uint64_t *p = uvm_mmap(&self->dev, len), i;
+	struct uvm_test_gpu_op op;
+	struct uvm_test_launch l;
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, len);
+	op = uvm_op_atomic((uint8_t *)p + off, alen, 5);
+	op.access_size = self->ps;
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, self->gpu, 1, &op, 1, &l));
+	ASSERT_EQ(7ULL, l.faults_raised);
+	for (i = 0; i < len / 8; i++) {
+		uint64_t want = i * 8 >= off && i * 8 < off + alen ? 5 : 0;
+
+		ASSERT_EQ(want, p[i]) TH_LOG("word %llu", (unsigned long long)i);
+	}
+	ASSERT_EQ(0, munmap(p, len));
 }
 
 /* A launch on a GPU index the module does not drive is -ENODEV and does nothing */
@@ -900,6 +932,108 @@ TEST_F(gpu_pair, alternating_atomics)
 	ASSERT_EQ(n, d.c[UVM_COUNTER_PAGES_D2H]);
 	ASSERT_EQ(rounds * n, d.c[UVM_COUNTER_GPU_FAULTS]);
 	ASSERT_EQ(0, munmap(p, len));
+}
+
+/* One block with pages on the CPU and on both GPUs at once: per-page state exact */
+TEST_F(gpu_pair, mixed_residency_in_one_block)
+{
+	const uint64_t n = 6, len = n * self->ps;
+	uint8_t *p = uvm_mmap_block_aligned(&self->dev, len);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 9, len);
+	ASSERT_EQ(0, uvm_launch1(self->dev.fd, self->src, 1,
+				 uvm_op_pattern(p, 2 * self->ps, 1), NULL));
+	ASSERT_EQ(0, uvm_launch1(self->dev.fd, self->dst, 1,
+				 uvm_op_pattern(p + 2 * self->ps, 2 * self->ps, 2), NULL));
+	ASSERT_RESIDENCY(&self->dev, p, 2, UVM_STATE_GPU(self->src));
+	ASSERT_RESIDENCY(&self->dev, p + 2 * self->ps, 2, UVM_STATE_GPU(self->dst));
+	ASSERT_RESIDENCY(&self->dev, p + 4 * self->ps, 2, UVM_STATE_CPU);
+	ASSERT_EQ(self->vidmem_src + UVM_VA_BLOCK_SIZE, uvm_vidmem_used(self->dev.fd, self->src));
+	ASSERT_EQ(self->vidmem_dst + UVM_VA_BLOCK_SIZE, uvm_vidmem_used(self->dev.fd, self->dst));
+
+	/* Everything to the source GPU: the destination's chunk is freed. */
+	ASSERT_EQ(0, uvm_launch1(self->dev.fd, self->src, 2, uvm_op_read(p, len, 8, NULL), NULL));
+	ASSERT_RESIDENCY(&self->dev, p, n, UVM_STATE_GPU(self->src));
+	ASSERT_EQ(self->vidmem_dst, uvm_vidmem_used(self->dev.fd, self->dst));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p, 2 * self->ps, 1));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p + 2 * self->ps, 2 * self->ps, 2));
+	ASSERT_EQ(0x0909090909090909ULL, *(uint64_t *)(p + 5 * self->ps));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_EQ(self->vidmem_src, uvm_vidmem_wait(self->dev.fd, self->src, self->vidmem_src));
+}
+
+/* ABI limits of a launch, at and just past each one */
+FIXTURE(limits) {
+	struct uvm_dev dev;
+	uint64_t ps;
+};
+
+FIXTURE_SETUP(limits)
+{
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 1);
+	self->ps = self->dev.page_size;
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	uvm_dev_teardown(&self->dev);
+}
+
+/* Data buffers of exactly UVM_TEST_MAX_DATA bytes work; 8 more over two ops is -E2BIG */
+TEST_F_TIMEOUT(limits, data_max, 120)
+{
+	const uint64_t len = UVM_TEST_MAX_DATA, stride = UVM_MIB;
+	uint8_t *p = uvm_mmap(&self->dev, len), *buf = malloc(len);
+	struct uvm_test_gpu_op ops[2];
+	uint64_t k;
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_NE(NULL, buf);
+	for (k = 0; k < len / stride; k++)
+		*(uint64_t *)(p + k * stride) = k + 1;
+	memset(buf, 0xcc, len);
+	/* A strided read: 64 accesses, a 64 MiB buffer, gaps kept. */
+	ops[0] = uvm_op_read(p, len, 8, buf);
+	ops[0].stride = stride;
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 4, ops, 1, NULL));
+	for (k = 0; k < len / stride; k++) {
+		ASSERT_EQ(k + 1, *(uint64_t *)(buf + k * stride));
+		ASSERT_EQ(0xccccccccccccccccULL, *(uint64_t *)(buf + k * stride + 8));
+	}
+	/* Two ops whose buffers together pass the limit by 8 bytes. */
+	ops[0].length = len / 2 + 8;
+	ops[1] = ops[0];
+	ops[1].length = len / 2;
+	ASSERT_EQ(-E2BIG, uvm_launch(self->dev.fd, 0, 4, ops, 2, NULL));
+	ASSERT_EQ(0, munmap(p, len));
+	free(buf);
+}
+
+/*
+ * UVM_TEST_MAX_WARPS warps and UVM_TEST_MAX_OPS ops in one launch: op 0
+ * gives each of the 1024 warps one word of two pages, the other ops add to
+ * word 0 one after the other; every word exact
+ */
+TEST_F_TIMEOUT(limits, max_warps_and_ops, 120)
+{
+	struct uvm_test_gpu_op *ops = calloc(UVM_TEST_MAX_OPS, sizeof(*ops));
+	const uint64_t len = 2 * self->ps;
+	uint64_t *p = uvm_mmap(&self->dev, len);
+	unsigned int k;
+
+	ASSERT_NE(NULL, ops);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ((uint64_t)UVM_TEST_MAX_WARPS, len / 8);
+	ops[0] = uvm_op_atomic(p, len, 1);
+	for (k = 1; k < UVM_TEST_MAX_OPS; k++)
+		ops[k] = uvm_op_atomic(p, 8, 1);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, UVM_TEST_MAX_WARPS, ops, UVM_TEST_MAX_OPS, NULL));
+	ASSERT_EQ((uint64_t)UVM_TEST_MAX_OPS, p[0]);
+	for (k = 1; k < len / 8; k++)
+		ASSERT_EQ(1ULL, p[k]) TH_LOG("word %u", k);
+	ASSERT_EQ(0, munmap(p, len));
+	free(ops);
 }
 
 /*
