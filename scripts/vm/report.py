@@ -253,8 +253,9 @@ def cmd_results(args):
     km = read(os.path.join(out, 'kmemleak.txt')).strip()
     if km:
         n = km.count('unreferenced object')
-        lines.append('# %s: FAIL kmemleak lists %d unreferenced objects after the suites:' % (kernel, n))
-        lines += ['#     ' + line for line in km.splitlines()[:80]]
+        lines.append('# %s: FAIL kmemleak lists %d unreferenced objects after the suites '
+                     '(all in %s); the first:' % (kernel, n, os.path.join(out, 'kmemleak.txt')))
+        lines += ['#     ' + line for line in km.splitlines()[:40]]
         total[1] += 1
     km_dmesg = dmesg_reports(read(os.path.join(out, 'dmesg-kmemleak.txt')))
     if km_dmesg and not km:
