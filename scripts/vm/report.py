@@ -162,12 +162,12 @@ def judge_suite(d, timeout, died, console=''):
         abnormal = 'the guest %s while this suite was running' % died
     elif rc in (124, 137):
         abnormal = 'timed out after %ds (killed in the guest)' % timeout
-    elif rc == 4 and p + f + s == 0:
+    elif rc in (4, 77) and p + f + s == 0:
         s += 1
-    elif rc is not None and rc not in (0, 4) and f == 0:
+    elif rc is not None and rc not in (0, 4, 77) and f == 0:
         abnormal = 'exited with status %d without a failing test case' % rc
     missing = 0
-    if planned is not None and rc != 4:
+    if planned is not None and rc not in (4, 77):
         missing = max(0, planned - (p + f + s))
     if abnormal or missing:
         # the cases that never reported did not pass: each counts as failed
