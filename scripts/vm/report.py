@@ -198,6 +198,18 @@ def judge_suite(d, timeout, died, console=''):
     return p, f + extra, s, problems
 
 
+def kmemleak_since(report, start):
+    """The objects of a kmemleak report allocated at or after jiffies START."""
+    if not start.isdigit():
+        return report.strip()
+    keep = []
+    for obj in re.split(r'(?m)^(?=unreferenced object)', report):
+        m = re.search(r'jiffies (\d+)', obj)
+        if obj.strip() and (not m or int(m.group(1)) >= int(start)):
+            keep.append(obj)
+    return ''.join(keep).strip()
+
+
 def cmd_results(args):
     kernel = rundir = manifest = None
     qemu_rc = 0
@@ -250,7 +262,8 @@ def cmd_results(args):
         for prob in problems:
             lines.append('#     ' + prob.replace('\n', '\n#     '))
 
-    km = read(os.path.join(out, 'kmemleak.txt')).strip()
+    km = kmemleak_since(read(os.path.join(out, 'kmemleak.txt')),
+                        read(os.path.join(out, 'kmemleak-start-jiffies')).strip())
     if km:
         n = km.count('unreferenced object')
         lines.append('# %s: FAIL kmemleak lists %d unreferenced objects after the suites '
