@@ -805,6 +805,54 @@ TEST_F(device, neighbours_in_one_region)
 	ASSERT_EQ(0ULL, uvm_vidmem_used(self->dev.fd, 0));
 }
 
+/*
+ * Managed, device and registered memory in one 2 MiB region: discarding and
+ * unmapping the managed page leaves the others' GPU mappings and bytes alone
+ */
+TEST_F(device, shares_region_with_managed_and_host)
+{
+	uint64_t ps = self->ps, faults;
+	uint8_t *r = uvm_map_skewed(3 * ps, 0, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *m, *d, *h;
+	uint32_t g;
+
+	ASSERT_NE(MAP_FAILED, r);
+	m = mmap(r, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, self->dev.fd,
+		 UVM_MMAP_MANAGED);
+	d = mmap(r + ps, ps, PROT_NONE, MAP_SHARED | MAP_FIXED, self->dev.fd, UVM_MMAP_DEVICE(0));
+	h = r + 2 * ps;
+	ASSERT_EQ(r, m);
+	ASSERT_EQ(r + ps, d);
+	memcpy(h, self->ref + 2 * ps, ps);
+	ASSERT_EQ(0, uvm_host_register(self->dev.fd, h, ps, 0, NULL));
+	ASSERT_EQ(0, gpu_store(self->dev.fd, 0, m, 2 * ps, self->ref, NULL));
+	for (g = 0; g < 2; g++) {
+		ASSERT_EQ(0, gpu_load(self->dev.fd, g, r, 3 * ps, self->out, NULL));
+		ASSERT_BYTES(self->out, self->ref, 3 * ps);
+	}
+	/* The device range's chunk; the managed page followed GPU 1's read. */
+	ASSERT_EQ(BLOCK, uvm_vidmem_used(self->dev.fd, 0));
+	ASSERT_EQ(BLOCK, uvm_vidmem_used(self->dev.fd, 1));
+	ASSERT_RESIDENT(&self->dev, m, 1, UVM_GPU_BIT(1));
+	ASSERT_EQ(0, uvm_discard(self->dev.fd, m, ps));
+	ASSERT_EQ(0, munmap(m, ps));
+	for (g = 0; g < 2; g++) {
+		ASSERT_EQ(0, gpu_load(self->dev.fd, g, d, 2 * ps, self->out, &faults));
+		ASSERT_BYTES(self->out, self->ref + ps, 2 * ps);
+		ASSERT_EQ(0ULL, faults);
+		ASSERT_EQ(0, gpu_fatal(self->dev.fd, g, m, UVM_TEST_OP_READ));
+	}
+	ASSERT_EQ(0ULL, uvm_vidmem_wait(self->dev.fd, 1, 0));
+	ASSERT_EQ(BLOCK, uvm_vidmem_used(self->dev.fd, 0));
+	ASSERT_EQ(0, munmap(d, ps));
+	ASSERT_EQ(0, gpu_load(self->dev.fd, 1, h, ps, self->out, &faults));
+	ASSERT_BYTES(self->out, self->ref + 2 * ps, ps);
+	ASSERT_EQ(0ULL, faults);
+	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, h));
+	ASSERT_EQ(0, munmap(h, ps));
+}
+
 /* The mapping keeps the VA space after close(fd); munmap then frees the vidmem */
 TEST_F(device, close_fd_then_munmap)
 {
@@ -1257,6 +1305,16 @@ TEST_F(hostreg, read_only_mapping)
 	ASSERT_PINS_BACK(self);
 }
 
+/* PROT_NONE memory cannot be registered, read-only or not (EFAULT) */
+TEST_F(hostreg, prot_none_efault)
+{
+	ASSERT_EQ(0, mprotect(self->mem + self->ps, self->ps, PROT_NONE));
+	ASSERT_EQ(-EFAULT, uvm_host_register(self->dev.fd, self->mem + self->ps, 8, 0, NULL));
+	ASSERT_EQ(-EFAULT, uvm_host_register(self->dev.fd, self->mem, 3 * self->ps,
+					     UVM_HOST_REGISTER_READ_ONLY, NULL));
+	ASSERT_PINS_BACK(self);
+}
+
 /* Memory that is not (all) mapped cannot be registered (EFAULT); nothing stays pinned */
 TEST_F(hostreg, unmapped_efault)
 {
@@ -1511,6 +1569,9 @@ FIXTURE_VARIANT_ADD(host_bad, wraps) { .address = ~0ULL - 100, .length = 4096, .
 /* Beyond the user address space */
 FIXTURE_VARIANT_ADD(host_bad, kernel_address) {
 	.address = 0xffff888000000000ULL, .length = 4096, .err = EINVAL };
+/* More pages than one registration may pin (2^26), well inside the address space */
+FIXTURE_VARIANT_ADD(host_bad, too_many_pages) {
+	.address = 0x100000000000ULL, .length = (1ULL << 26) * 4096 + 1, .err = ENOMEM };
 /* The never-mapped page at 4096 */
 FIXTURE_VARIANT_ADD(host_bad, unmapped) { .address = 4096, .length = 4096, .err = EFAULT };
 
@@ -1912,6 +1973,53 @@ TEST_F(copy_managed, dst_accessed_by_other_gpu)
 	ASSERT_BYTES(self->out, self->buf, self->len);
 }
 
+/*
+ * A copy-engine write to read-mostly memory drops every duplicate: the CPU
+ * and both GPUs read the new bytes
+ */
+TEST_F(copy_managed, write_drops_duplicates)
+{
+	uint32_t g = variant->ce, o = !variant->ce;
+	uint64_t n = self->len - 30;
+
+	memcpy(self->m, self->ref, self->len);
+	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->m, self->len, UVM_ADVICE_SET_READ_MOSTLY,
+				UVM_LOC_INVALID));
+	ASSERT_EQ(0, gpu_load(self->dev.fd, o, self->m, self->len, self->out, NULL));
+	ASSERT_EQ(0, gpu_load(self->dev.fd, g, self->m, self->len, self->out, NULL));
+	ASSERT_RESIDENT(&self->dev, self->m, MANAGED_PAGES,
+			UVM_CPU_BIT | UVM_GPU_BIT(0) | UVM_GPU_BIT(1));
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->m + 10, n, 0x77, 1, g, 0, NULL));
+	memset(self->ref + 10, 0x77, n);
+	ASSERT_RESIDENT(&self->dev, self->m, MANAGED_PAGES, UVM_GPU_BIT(g));
+	ASSERT_EQ(0, gpu_load(self->dev.fd, o, self->m, self->len, self->out, NULL));
+	ASSERT_BYTES(self->out, self->ref, self->len);
+	ASSERT_EQ(0, gpu_load(self->dev.fd, g, self->m, self->len, self->out, NULL));
+	ASSERT_BYTES(self->out, self->ref, self->len);
+	ASSERT_BYTES(self->m, self->ref, self->len);
+}
+
+/* Sides resident on the GPUs: the source stays, the destination moves GPU to GPU */
+TEST_F(copy_managed, gpu_resident_sides)
+{
+	uint32_t g = variant->ce, o = !variant->ce;
+	uint64_t half = self->len / 2;
+	struct uvm_counters d;
+
+	ASSERT_EQ(0, gpu_store(self->dev.fd, g, self->m, half, self->ref, NULL));
+	ASSERT_EQ(0, gpu_store(self->dev.fd, o, self->m + half, half, self->ref + half, NULL));
+	UVM_COUNT_DELTA(self->dev.fd, d,
+			ASSERT_EQ(0, uvm_copy(self->dev.fd, self->m + half + 1, self->m + 2,
+					      half - 8, g, 0, NULL)));
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_PAGES_H2D] + d.c[UVM_COUNTER_PAGES_D2H]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_GPU_FAULTS]);
+	ASSERT_RESIDENT(&self->dev, self->m, MANAGED_PAGES, UVM_GPU_BIT(g));
+	ASSERT_EQ(BLOCK, uvm_vidmem_used(self->dev.fd, g));
+	memmove(self->ref + half + 1, self->ref + 2, half - 8);
+	ASSERT_EQ(0, gpu_load(self->dev.fd, o, self->m, self->len, self->out, NULL));
+	ASSERT_BYTES(self->out, self->ref, self->len);
+}
+
 /* Both sides in one block, not overlapping, unaligned */
 TEST_F(copy_managed, same_block)
 {
@@ -1996,7 +2104,8 @@ FIXTURE_SETUP(fence)
 FIXTURE_TEARDOWN(fence)
 {
 	munmap(self->m, FENCE_LEN);
-	munmap(self->d, FENCE_LEN);
+	if (self->d)
+		munmap(self->d, FENCE_LEN);
 	free(self->a);
 	free(self->b);
 	free(self->ref);
@@ -2091,6 +2200,53 @@ TEST_F(fence, sync_ops_take_fences)
 	ASSERT_BYTES(self->b, self->a, self->ps);
 	ASSERT_EQ(7, self->m[15]);
 	ASSERT_EQ(0, self->m[16]);
+}
+
+/*
+ * An async copy queued behind a long batch races the munmap of its source:
+ * it either ran first (the bytes arrived) or fails with EFAULT, reported
+ * once, having written nothing (6.1's rwsem lets the queue's reader overtake
+ * the waiting munmap, so either order is legal); pins and vidmem come back
+ */
+TEST_F(fence, copy_racing_munmap_of_source)
+{
+	uint8_t *big = uvm_mmap_block_aligned(&self->dev, 2 * FENCE_LEN);
+	struct uvm_range r[2] = {
+		{ .address = (uintptr_t)big, .length = 2 * FENCE_LEN },
+		{ .address = (uintptr_t)big, .length = 2 * FENCE_LEN },
+	};
+	struct uvm_location locs[2] = { UVM_LOC_GPU(0), UVM_LOC_HOST };
+	uint64_t starts[2] = { 0, 1 }, fcopy, completed;
+	int64_t pins = uvm_pins_outstanding();
+	struct uvm_ioc_migrate out;
+	int ret;
+
+	ASSERT_NE(MAP_FAILED, big);
+	memset(big, 0x42, 2 * FENCE_LEN);
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->d, FENCE_LEN, 0x33, 1, 1, 0, NULL));
+	ASSERT_EQ(0, uvm_migrate(self->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, r, 2,
+				 locs, starts, 2, &out));
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, self->a, self->d, FENCE_LEN, 0, UVM_COPY_ASYNC,
+			      &fcopy));
+	ASSERT_EQ(out.fence + 1, fcopy);
+	ASSERT_EQ(0, munmap(self->d, FENCE_LEN));
+	self->d = NULL;
+	ret = uvm_fence_wait(self->dev.fd, fcopy, 0, &completed);
+	ASSERT_EQ(fcopy, completed);
+	memset(self->out, ret ? 0x11 : 0x33, FENCE_LEN);
+	if (ret) {
+		ASSERT_EQ(-EFAULT, ret);
+		/* Reported once. */
+		ASSERT_EQ(0, uvm_fence_wait(self->dev.fd, fcopy, 0, NULL));
+	}
+	TH_LOG("the copy %s", ret ? "failed: the munmap came first" : "ran first");
+	ASSERT_BYTES(self->a, self->out, FENCE_LEN);
+	ASSERT_EQ(0, uvm_fence_wait(self->dev.fd, 0, 0, NULL));
+	if (pins != INT64_MIN) {
+		ASSERT_EQ(pins, uvm_pins_wait(pins));
+	}
+	ASSERT_EQ(0ULL, uvm_vidmem_wait(self->dev.fd, 1, 0));
+	ASSERT_EQ(0, munmap(big, 2 * FENCE_LEN));
 }
 
 /* Pageable sides are pinned only while a copy runs, refused ones not at all */
