@@ -89,5 +89,4 @@ int uvm_gpu_sysfs_add_all(struct kobject *parent);
 void uvm_gpu_sysfs_remove_all(void);
 void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info);
 
-
 #endif /* _UVM_GPU_H_ */
