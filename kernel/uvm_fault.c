@@ -193,13 +193,16 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 	if (!nreq)
 		return;
 
-	block = uvm_va_block_get_or_create(va_space, e[first].va & ~(UVM_VA_BLOCK_SIZE - 1));
+	block = uvm_va_block_get_or_create(va_space, e[first].va);
 	if (IS_ERR(block)) {
 		ret = PTR_ERR(block);
 	} else {
-		mutex_lock(&block->lock);
-		ret = uvm_va_block_service_gpu_faults(block, svc->ctx, gpu, req);
-		mutex_unlock(&block->lock);
+		/* A full GPU: evict with the block lock dropped, then retry. */
+		do {
+			mutex_lock(&block->lock);
+			ret = uvm_va_block_service_gpu_faults(block, svc->ctx, gpu, req);
+			mutex_unlock(&block->lock);
+		} while (uvm_va_block_oom_evict(svc->ctx, va_space, &ret));
 	}
 	if (!ret)
 		return;

@@ -13,6 +13,7 @@
 #include "uvm.h"
 #include "uvm_hal.h"
 #include "uvm_page_mask.h"
+#include "uvm_pmm.h"
 
 struct uvm_ce_batch;
 struct uvm_gpu;
@@ -35,8 +36,8 @@ struct uvm_va_block_cpu {
 
 /**
  * struct uvm_va_block_gpu - one GPU's side of a block
- * @chunk:	vidmem offset of the block's 2 MiB chunk (page i at @chunk +
- *		i pages), valid when @has_chunk
+ * @chunk:	the block's 2 MiB chunk (page i at chunk.addr + i pages),
+ *		valid when @has_chunk; on the GPU's LRU list
  * @has_chunk:	a chunk is allocated
  * @resident:	pages with a valid copy in the chunk
  * @mapped:	pages mapped in this GPU's page table with at least read,
@@ -49,7 +50,7 @@ struct uvm_va_block_cpu {
  *		sysmem_map(); allocated on first use
  */
 struct uvm_va_block_gpu {
-	u64 chunk;
+	struct uvm_pmm_chunk chunk;
 	bool has_chunk;
 	struct uvm_page_mask resident;
 	struct uvm_page_mask mapped[UVM_PROT_READ_WRITE_ATOMIC];
@@ -154,6 +155,10 @@ int uvm_va_block_collapse(struct uvm_va_block *block,
 			  const struct uvm_page_mask *mask, int nid);
 int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
 			       const struct uvm_page_mask *mask, int nid);
+int uvm_va_block_evict_gpu(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu);
+bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
+			    struct uvm_va_space *held, int *ret);
 int uvm_va_block_map_gpu(struct uvm_va_block *block,
 			 struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
 			 const struct uvm_page_mask *mask, enum uvm_prot need);

@@ -105,6 +105,19 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 }
 
 /**
+ * block_touch() - a GPU used its chunk of the block: evict it last
+ * @block:	the block; its lock held
+ * @gpu:	the GPU
+ */
+static void block_touch(struct uvm_va_block *block, struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+
+	if (gs && gs->has_chunk)
+		uvm_pmm_touch(gpu, &gs->chunk);
+}
+
+/**
  * uvm_va_block_service_gpu_faults() - service one batch's faults in a block
  * @block:	the block; its lock held
  * @ctx:	scratch space
@@ -155,6 +168,7 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 		if (ret)
 			return ret;
 	}
+	block_touch(block, gpu);
 	return 0;
 }
 
@@ -369,6 +383,8 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 			break;
 	}
 
+	if (dst != UVM_PROCESSOR_CPU)
+		block_touch(block, uvm_gpu_get(dst - 1));
 	uvm_page_mask_andnot(&m, uvm_va_block_resident(block, dst), &before);
 	uvm_page_mask_and(&m, &m, mask);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_PREFETCHED,
