@@ -225,6 +225,11 @@ UVM_GPU_COUNTER_ATTR(fault_overflows, UVM_GPU_FAULT_OVERFLOWS);
 UVM_GPU_COUNTER_ATTR(pages_in, UVM_GPU_PAGES_IN);
 UVM_GPU_COUNTER_ATTR(pages_out, UVM_GPU_PAGES_OUT);
 UVM_GPU_COUNTER_ATTR(evictions, UVM_GPU_EVICTIONS);
+UVM_GPU_COUNTER_ATTR(faults_flushed, UVM_GPU_FAULTS_FLUSHED);
+UVM_GPU_COUNTER_ATTR(fault_fetch_ns, UVM_GPU_FETCH_NS);
+UVM_GPU_COUNTER_ATTR(fault_coalesce_ns, UVM_GPU_COALESCE_NS);
+UVM_GPU_COUNTER_ATTR(fault_service_ns, UVM_GPU_SERVICE_NS);
+UVM_GPU_COUNTER_ATTR(fault_replay_ns, UVM_GPU_REPLAY_NS);
 
 static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_name.attr,
@@ -241,6 +246,11 @@ static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_pages_in.attr.attr,
 	&uvm_gpu_attr_pages_out.attr.attr,
 	&uvm_gpu_attr_evictions.attr.attr,
+	&uvm_gpu_attr_faults_flushed.attr.attr,
+	&uvm_gpu_attr_fault_fetch_ns.attr.attr,
+	&uvm_gpu_attr_fault_coalesce_ns.attr.attr,
+	&uvm_gpu_attr_fault_service_ns.attr.attr,
+	&uvm_gpu_attr_fault_replay_ns.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uvm_gpu);

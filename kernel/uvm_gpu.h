@@ -29,6 +29,11 @@ enum uvm_gpu_counter {
 	UVM_GPU_PAGES_IN,	/* pages copied into this GPU's vidmem */
 	UVM_GPU_PAGES_OUT,	/* pages copied out of this GPU's vidmem */
 	UVM_GPU_EVICTIONS,	/* chunks evicted to make room */
+	UVM_GPU_FAULTS_FLUSHED,	/* fault entries dropped by a buffer flush */
+	UVM_GPU_FETCH_NS,	/* time in the servicing stages, ns */
+	UVM_GPU_COALESCE_NS,
+	UVM_GPU_SERVICE_NS,
+	UVM_GPU_REPLAY_NS,
 	UVM_GPU_COUNTER_COUNT,
 };
 

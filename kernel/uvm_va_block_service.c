@@ -33,6 +33,7 @@
 #include <linux/mm.h>
 
 #include "uvm_gpu.h"
+#include "uvm_prefetch.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_space.h"
@@ -105,6 +106,38 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 }
 
 /**
+ * block_prefetch_pages() - pages the prefetcher brings along with faults
+ * @block:	the block; its lock held
+ * @policy:	policy of the run
+ * @accessor:	faulting processor
+ * @run:	pages of the run
+ * @faulted:	faulted pages of the run
+ * @pf:		out: pages to prefetch
+ *
+ * Read-mostly runs are not prefetched (their copies are per reader).
+ */
+static void block_prefetch_pages(struct uvm_va_block *block,
+				 const struct uvm_va_policy *policy, u32 accessor,
+				 const struct uvm_page_mask *run,
+				 const struct uvm_page_mask *faulted,
+				 struct uvm_page_mask *pf)
+{
+	const struct uvm_page_mask *resident = uvm_va_block_resident(block, accessor);
+	struct uvm_page_mask allowed, none;
+
+	uvm_page_mask_zero(pf);
+	if (!uvm_prefetch_enabled() || policy->read_mostly || uvm_page_mask_empty(faulted))
+		return;
+	uvm_va_block_managed_mask(block, &allowed);
+	uvm_page_mask_and(&allowed, &allowed, run);
+	if (!resident) {
+		uvm_page_mask_zero(&none);
+		resident = &none;
+	}
+	uvm_prefetch_region(resident, faulted, &allowed, pf);
+}
+
+/**
  * block_touch() - a GPU used its chunk of the block: evict it last
  * @block:	the block; its lock held
  * @gpu:	the GPU
@@ -138,7 +171,7 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 				    const struct uvm_fault_block_req *req)
 {
 	u32 accessor = uvm_gpu_processor(gpu);
-	struct uvm_page_mask run, m, w, r;
+	struct uvm_page_mask run, m, w, r, pf;
 	struct uvm_va_policy_iter iter;
 	int ret;
 
@@ -152,6 +185,10 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 			continue;
 		uvm_page_mask_and(&w, &m, &req->write);
 		uvm_page_mask_andnot(&r, &m, &w);
+		/* Prefetched pages are served and mapped like the reads. */
+		block_prefetch_pages(block, iter.policy, accessor, &run, &m, &pf);
+		uvm_page_mask_or(&r, &r, &pf);
+		uvm_page_mask_or(&m, &m, &pf);
 
 		ret = block_serve(block, ctx, iter.policy, accessor, &r, false);
 		if (!ret)
@@ -167,6 +204,8 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 							   accessor);
 		if (ret)
 			return ret;
+		uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_FAULT_PREFETCHED,
+				   uvm_page_mask_weight(&pf));
 	}
 	block_touch(block, gpu);
 	return 0;
@@ -237,6 +276,38 @@ static vm_fault_t uvm_errno_to_vm_fault(int err)
 }
 
 /**
+ * block_cpu_map() - insert the CPU PTE of a page resident on the CPU
+ * @block:	the block; its lock held
+ * @vma:	the faulting VMA, which covers the page
+ * @page:	page index
+ * @write:	the access is a write
+ *
+ * Read-only while the page has other copies, else writable when the VMA is.
+ *
+ * Return: VM_FAULT_NOPAGE, or VM_FAULT_* of the insertion.
+ */
+static vm_fault_t block_cpu_map(struct uvm_va_block *block,
+				struct vm_area_struct *vma, u32 page, bool write)
+{
+	struct uvm_page_mask dup;
+	bool writable;
+	vm_fault_t vmret;
+
+	uvm_va_block_duplicated(block, &dup);
+	writable = (vma->vm_flags & VM_WRITE) && !uvm_page_mask_test(&dup, page);
+	vmret = vmf_insert_pfn_prot(vma, uvm_va_block_page_addr(block, page),
+				    page_to_pfn(block->cpu.pages[page]),
+				    writable ? vm_get_page_prot(vma->vm_flags) :
+					       vma->vm_page_prot);
+	if (vmret != VM_FAULT_NOPAGE)
+		return vmret;
+	uvm_page_mask_set(&block->cpu.mapped, page);
+	if (writable)
+		uvm_page_mask_set(&block->cpu.mapped_write, page);
+	return VM_FAULT_NOPAGE;
+}
+
+/**
  * uvm_va_block_service_cpu_fault() - service a CPU fault on managed memory
  * @block:	the block; its lock held
  * @ctx:	scratch space
@@ -244,8 +315,9 @@ static vm_fault_t uvm_errno_to_vm_fault(int err)
  * @addr:	faulting address
  * @write:	write access
  *
- * Serves the page (see "Residency policy") and inserts its PTE: read-only
- * while the page has other copies, else writable when the VMA is.
+ * Serves the page (see "Residency policy") with the pages the prefetcher
+ * adds, and inserts their PTEs: read-only while a page has other copies,
+ * else writable when the VMA is.
  *
  * Context: ->fault with mmap_lock held for read, VA space lock for read.
  * Return: VM_FAULT_NOPAGE, VM_FAULT_OOM or VM_FAULT_SIGBUS.
@@ -256,37 +328,45 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  bool write)
 {
 	u32 page = uvm_va_block_page_index(block, addr);
-	const struct uvm_va_policy *policy = block_page_policy(block, page);
-	struct uvm_page_mask mask, dup;
-	bool writable;
+	struct uvm_page_mask mask, run, pf, all;
+	struct uvm_va_policy_iter iter;
+	unsigned int p;
 	vm_fault_t vmret;
 	int ret;
 
 	lockdep_assert_held(&block->lock);
 
+	/* The policy run of the page bounds what the prefetcher may add. */
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.end <= addr; uvm_va_policy_iter_next(&iter))
+		;
+	uvm_va_block_range_mask(block, max_t(u64, iter.start, vma->vm_start),
+				min_t(u64, iter.end, vma->vm_end), &run);
 	uvm_page_mask_zero(&mask);
 	uvm_page_mask_set(&mask, page);
-	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, write);
+	block_prefetch_pages(block, iter.policy, UVM_PROCESSOR_CPU, &run, &mask, &pf);
+
+	ret = block_serve(block, ctx, iter.policy, UVM_PROCESSOR_CPU, &mask, write);
 	if (!ret)
-		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
-						   uvm_va_policy_mapped_by(policy),
+		ret = block_serve(block, ctx, iter.policy, UVM_PROCESSOR_CPU, &pf, false);
+	uvm_page_mask_or(&all, &mask, &pf);
+	if (!ret)
+		ret = uvm_va_block_map_accessed_by(block, ctx, &all,
+						   uvm_va_policy_mapped_by(iter.policy),
 						   UVM_PROCESSOR_CPU);
 	if (ret)
 		return uvm_errno_to_vm_fault(ret);
+	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_FAULT_PREFETCHED,
+			   uvm_page_mask_weight(&pf));
 
-	uvm_va_block_duplicated(block, &dup);
-	writable = (vma->vm_flags & VM_WRITE) && !uvm_page_mask_test(&dup, page);
-	vmret = vmf_insert_pfn_prot(vma, addr & PAGE_MASK,
-				    page_to_pfn(block->cpu.pages[page]),
-				    writable ? vm_get_page_prot(vma->vm_flags) :
-					       vma->vm_page_prot);
-	if (vmret != VM_FAULT_NOPAGE)
-		return vmret;
-
-	uvm_page_mask_set(&block->cpu.mapped, page);
-	if (writable)
-		uvm_page_mask_set(&block->cpu.mapped_write, page);
-	return VM_FAULT_NOPAGE;
+	/* Map the prefetched pages too: their first access costs no fault. */
+	for_each_page_in_mask(p, &pf) {
+		if (block_cpu_map(block, vma, p, false) != VM_FAULT_NOPAGE)
+			break;
+	}
+	vmret = block_cpu_map(block, vma, page, write);
+	return vmret;
 }
 
 /**

@@ -134,7 +134,8 @@ struct uvm_ioc_gpu_info {
 #define UVM_COUNTER_PAGES_DISCARDED	18 /* pages whose contents were dropped */
 #define UVM_COUNTER_PAGES_PREFETCHED	19 /* pages made resident by MIGRATE */
 #define UVM_COUNTER_PAGES_EVICTED	20 /* pages evicted from a full GPU */
-#define UVM_COUNTER_COUNT		21
+#define UVM_COUNTER_PAGES_FAULT_PREFETCHED 21 /* pages the prefetcher added to faults */
+#define UVM_COUNTER_COUNT		22
 
 /**
  * struct uvm_ioc_get_counters - UVM_IOC_GET_COUNTERS
