@@ -72,7 +72,6 @@
 #include "uvm_test.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
-#include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
 /* PTEs written per map() call. */
@@ -166,34 +165,6 @@ void uvm_va_block_range_mask(const struct uvm_va_block *block, u64 start,
 	if (first < last)
 		uvm_page_mask_fill(mask, uvm_va_block_page_index(block, first),
 				   uvm_va_block_page_index(block, last - 1) + 1);
-}
-
-/**
- * uvm_va_block_managed_mask() - the pages of a block inside managed ranges
- * @block:	the block; the VA space lock held
- * @mask:	out
- */
-void uvm_va_block_managed_mask(struct uvm_va_block *block, struct uvm_page_mask *mask)
-{
-	struct uvm_va_space *va_space = block->va_space;
-	struct interval_tree_node *node;
-	struct uvm_page_mask m;
-
-	lockdep_assert_held(&va_space->lock);
-
-	uvm_page_mask_zero(mask);
-	for (node = interval_tree_iter_first(&va_space->ranges, block->start,
-					     uvm_va_block_end(block) - 1);
-	     node; node = interval_tree_iter_next(node, block->start,
-						  uvm_va_block_end(block) - 1)) {
-		struct uvm_va_range *range = container_of(node, struct uvm_va_range, node);
-
-		if (range->kind != UVM_RANGE_MANAGED)
-			continue;
-		uvm_va_block_range_mask(block, uvm_va_range_start(range),
-					uvm_va_range_end(range), &m);
-		uvm_page_mask_or(mask, mask, &m);
-	}
 }
 
 /* Block lookup and lifetime */

@@ -121,9 +121,6 @@ static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
 void uvm_va_block_range_mask(const struct uvm_va_block *block, u64 start,
 			     u64 end, struct uvm_page_mask *mask);
 
-void uvm_va_block_managed_mask(struct uvm_va_block *block,
-			       struct uvm_page_mask *mask);
-
 int uvm_va_block_init(void);
 void uvm_va_block_exit(void);
 

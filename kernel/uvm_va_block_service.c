@@ -36,6 +36,7 @@
 #include "uvm_prefetch.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
+#include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
 /**
@@ -107,14 +108,15 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 
 /**
  * block_prefetch_pages() - pages the prefetcher brings along with faults
- * @block:	the block; its lock held
+ * @block:	the block; its lock held (and the VA space lock)
  * @policy:	policy of the run
  * @accessor:	faulting processor
  * @run:	pages of the run
  * @faulted:	faulted pages of the run
  * @pf:		out: pages to prefetch
  *
- * Read-mostly runs are not prefetched (their copies are per reader).
+ * Read-mostly runs are not prefetched (their copies are per reader); the
+ * region of a fault stays inside its allocation.
  */
 static void block_prefetch_pages(struct uvm_va_block *block,
 				 const struct uvm_va_policy *policy, u32 accessor,
@@ -123,18 +125,34 @@ static void block_prefetch_pages(struct uvm_va_block *block,
 				 struct uvm_page_mask *pf)
 {
 	const struct uvm_page_mask *resident = uvm_va_block_resident(block, accessor);
-	struct uvm_page_mask allowed, none;
+	struct uvm_va_space *va_space = block->va_space;
+	struct uvm_page_mask allowed, f, one, none;
+	struct interval_tree_node *node;
 
 	uvm_page_mask_zero(pf);
 	if (!uvm_prefetch_enabled() || policy->read_mostly || uvm_page_mask_empty(faulted))
 		return;
-	uvm_va_block_managed_mask(block, &allowed);
-	uvm_page_mask_and(&allowed, &allowed, run);
 	if (!resident) {
 		uvm_page_mask_zero(&none);
 		resident = &none;
 	}
-	uvm_prefetch_region(resident, faulted, &allowed, pf);
+	/* Per allocation: the prefetcher never crosses into another one. */
+	for (node = interval_tree_iter_first(&va_space->ranges, block->start,
+					     uvm_va_block_end(block) - 1);
+	     node; node = interval_tree_iter_next(node, block->start,
+						  uvm_va_block_end(block) - 1)) {
+		struct uvm_va_range *range = container_of(node, struct uvm_va_range, node);
+
+		if (range->kind != UVM_RANGE_MANAGED)
+			continue;
+		uvm_va_block_range_mask(block, uvm_va_range_start(range),
+					uvm_va_range_end(range), &allowed);
+		uvm_page_mask_and(&allowed, &allowed, run);
+		if (!uvm_page_mask_and(&f, faulted, &allowed))
+			continue;
+		uvm_prefetch_region(resident, &f, &allowed, &one);
+		uvm_page_mask_or(pf, pf, &one);
+	}
 }
 
 /**
