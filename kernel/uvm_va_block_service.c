@@ -34,6 +34,7 @@
 
 #include "uvm_gpu.h"
 #include "uvm_prefetch.h"
+#include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -96,14 +97,40 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 		       const struct uvm_va_policy *policy, u32 accessor,
 		       const struct uvm_page_mask *mask, bool write)
 {
+	struct uvm_page_mask rest, pinned, moved, anywhere;
+	const struct uvm_page_mask *there;
 	struct uvm_residency r;
+	int ret;
 
 	if (uvm_page_mask_empty(mask))
 		return 0;
 	r = block_choose(policy, accessor, write);
 	if (r.dup)
 		return uvm_va_block_add_copies(block, ctx, r.proc, mask, r.nid);
-	return uvm_va_block_collapse(block, ctx, r.proc, mask, r.nid);
+
+	/* Thrashing pages stay pinned to host memory (see uvm_thrash.c). */
+	rest = *mask;
+	if (!uvm_va_policy_has_preferred(policy) &&
+	    uvm_thrash_pinned(block, mask, &pinned)) {
+		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &pinned,
+					    NUMA_NO_NODE);
+		if (ret)
+			return ret;
+		uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_PINNED,
+				   uvm_page_mask_weight(&pinned));
+		uvm_page_mask_andnot(&rest, &rest, &pinned);
+	}
+
+	/* Pages that move (not populated) feed thrashing detection. */
+	uvm_va_block_resident_anywhere(block, &anywhere);
+	uvm_page_mask_and(&moved, &rest, &anywhere);
+	there = uvm_va_block_resident(block, r.proc);
+	if (there)
+		uvm_page_mask_andnot(&moved, &moved, there);
+	ret = uvm_va_block_collapse(block, ctx, r.proc, &rest, r.nid);
+	if (!ret)
+		uvm_thrash_note(block, &moved);
+	return ret;
 }
 
 /**
@@ -153,6 +180,9 @@ static void block_prefetch_pages(struct uvm_va_block *block,
 		uvm_prefetch_region(resident, &f, &allowed, &one);
 		uvm_page_mask_or(pf, pf, &one);
 	}
+	/* Pages that thrash are never prefetched. */
+	if (uvm_thrash_pinned(block, pf, &one))
+		uvm_page_mask_andnot(pf, pf, &one);
 }
 
 /**
