@@ -192,6 +192,9 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 			  struct uvm_va_block_ctx *ctx,
 			  const struct uvm_page_mask *mask,
 			  const struct uvm_location *loc);
+int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
+					struct uvm_va_block_ctx *ctx,
+					struct uvm_gpu *gpu);
 void uvm_va_block_discard(struct uvm_va_block *block,
 			  const struct uvm_page_mask *mask);
 int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,

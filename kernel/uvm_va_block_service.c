@@ -651,3 +651,51 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
 	}
 	return 0;
 }
+
+/**
+ * uvm_va_block_access_counter_migrate() - bring remotely mapped pages home
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU whose access counters fired for the block
+ *
+ * The pages @gpu maps remotely move to @gpu (read-mostly ones get a copy)
+ * and are mapped locally, except where a preferred location is set or
+ * thrashing control pinned them.
+ *
+ * Return: 0 or -errno (-ENOSPC: see uvm_va_block_oom_evict()).
+ */
+int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
+					struct uvm_va_block_ctx *ctx,
+					struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+	u32 accessor = uvm_gpu_processor(gpu);
+	struct uvm_page_mask remote, run, m, pinned;
+	struct uvm_va_policy_iter iter;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!gs || !uvm_page_mask_and(&remote, &gs->remote, &gs->mapped[0]))
+		return 0;
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
+		if (uvm_va_policy_has_preferred(iter.policy))
+			continue;
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, &remote, &run))
+			continue;
+		if (uvm_thrash_pinned(block, &m, &pinned))
+			uvm_page_mask_andnot(&m, &m, &pinned);
+		ret = block_serve(block, ctx, iter.policy, accessor, &m, false);
+		if (!ret)
+			ret = uvm_va_block_map_gpu(block, ctx, gpu, &m, UVM_PROT_NONE);
+		if (ret)
+			return ret;
+		uvm_va_space_count(block->va_space, UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS,
+				   uvm_page_mask_weight(&m));
+	}
+	block_touch(block, gpu);
+	return 0;
+}
