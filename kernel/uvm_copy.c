@@ -29,6 +29,7 @@
  * Locking: the VA space lock for read during a job; block locks per window.
  */
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "uvm_ce.h"
@@ -326,13 +327,21 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	}
 	down_read(&va_space->lock);
 	for (off = 0; off < job->length && !ret; off += len) {
+		/* A synchronous caller that is killed stops between windows. */
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		len = uvm_copy_window_len(job, off);
-		ret = uvm_copy_window_lock(va_space, job, &win, off);
-		if (!ret)
-			ret = uvm_copy_window_serve(job, &win, ctx, off, len);
-		if (!ret)
-			ret = uvm_copy_window_run(job, &win, b, off, len);
-		uvm_copy_window_unlock(&win);
+		/* A full GPU: evict with the block locks dropped, then retry. */
+		do {
+			ret = uvm_copy_window_lock(va_space, job, &win, off);
+			if (!ret)
+				ret = uvm_copy_window_serve(job, &win, ctx, off, len);
+			if (!ret)
+				ret = uvm_copy_window_run(job, &win, b, off, len);
+			uvm_copy_window_unlock(&win);
+		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
 	}
 	up_read(&va_space->lock);
 out_free:

@@ -7,9 +7,10 @@
  * mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, UVM_MMAP_DEVICE(g)) of
  * /dev/uvm allocates device memory of GPU g (cuMemAlloc): one 2 MiB vidmem
  * chunk for each 2 MiB region of address space the range touches, all
- * allocated and zero-filled by g's copy engine before mmap returns, so an
- * allocation that cannot be backed fails at once with -ENOMEM and nothing
- * leaks from an earlier user of the memory.  The VMA only reserves the
+ * allocated and zero-filled by g's copy engine before mmap returns (managed
+ * memory is evicted to make room), so an allocation that cannot be backed
+ * fails at once with -ENOMEM and nothing leaks from an earlier user of the
+ * memory.  The VMA only reserves the
  * addresses: the CPU cannot access device memory (SIGSEGV with PROT_NONE,
  * SIGBUS otherwise).
  *
@@ -30,6 +31,7 @@
 #include "uvm_ce.h"
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
+#include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
@@ -127,6 +129,32 @@ static int uvm_device_range_zero(struct uvm_va_range *range)
 	return ret;
 }
 
+/**
+ * uvm_device_range_alloc_chunk() - a chunk for device memory, evicting if full
+ * @va_space:	the VA space; its lock held for write
+ * @gpu:	the GPU
+ * @addr:	out: the chunk
+ *
+ * Managed memory is evicted to make room; device memory never is.
+ *
+ * Return: 0 or -ENOMEM when nothing more can be evicted.
+ */
+static int uvm_device_range_alloc_chunk(struct uvm_va_space *va_space,
+					struct uvm_gpu *gpu, u64 *addr)
+{
+	struct uvm_va_block_ctx *ctx = NULL;
+	int ret;
+
+	while ((ret = uvm_pmm_alloc_chunk(gpu, addr)) == -ENOMEM) {
+		if (!ctx)
+			ctx = uvm_va_block_ctx_alloc();
+		if (!ctx || !uvm_pmm_evict(gpu, va_space, ctx))
+			break;
+	}
+	uvm_va_block_ctx_free(ctx);
+	return ret;
+}
+
 static void uvm_device_vma_close(struct vm_area_struct *vma)
 {
 	struct uvm_va_space *va_space = vma->vm_private_data;
@@ -135,8 +163,14 @@ static void uvm_device_vma_close(struct vm_area_struct *vma)
 	if (WARN_ON_ONCE(vma->vm_mm != va_space->mm))
 		return;
 	down_write(&va_space->lock);
+	/*
+	 * A refused mremap() closes the VMA copy it made at the new address,
+	 * where there is no range: only the VMA of the range frees it.
+	 */
 	range = uvm_va_range_find(va_space, vma->vm_start);
-	if (!WARN_ON(!range || range->kind != UVM_RANGE_DEVICE))
+	if (range && range->kind == UVM_RANGE_DEVICE &&
+	    uvm_va_range_start(range) == vma->vm_start &&
+	    uvm_va_range_end(range) == vma->vm_end)
 		__uvm_va_range_destroy(va_space, range);
 	up_write(&va_space->lock);
 }
@@ -202,7 +236,7 @@ int uvm_device_range_mmap(struct uvm_va_space *va_space,
 	memset(dev->chunks, 0xff, dev->nchunks * sizeof(*dev->chunks));
 
 	for (i = 0; i < dev->nchunks; i++) {
-		ret = uvm_pmm_alloc_chunk(gpu, &dev->chunks[i]);
+		ret = uvm_device_range_alloc_chunk(va_space, gpu, &dev->chunks[i]);
 		if (ret)
 			goto err_free;
 	}

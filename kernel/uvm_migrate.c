@@ -228,9 +228,16 @@ static int uvm_migrate_run_block(struct uvm_va_space *va_space,
 	mutex_lock(&block->lock);
 	if (job->op != UVM_MIGRATE_PREFETCH)
 		uvm_va_block_discard(block, mask);
-	if (job->op != UVM_MIGRATE_DISCARD)
-		ret = uvm_va_block_prefetch(block, arg, mask, loc);
 	mutex_unlock(&block->lock);
+	if (job->op == UVM_MIGRATE_DISCARD)
+		return 0;
+
+	/* A full GPU: evict with the block lock dropped, then retry. */
+	do {
+		mutex_lock(&block->lock);
+		ret = uvm_va_block_prefetch(block, arg, mask, loc);
+		mutex_unlock(&block->lock);
+	} while (uvm_va_block_oom_evict(arg, va_space, &ret));
 	return ret;
 }
 

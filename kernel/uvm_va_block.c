@@ -80,10 +80,13 @@
 /**
  * struct uvm_va_block_ctx - scratch space of block operations
  * @ce:		copy-engine operations being gathered
+ * @oom_gpu:	the GPU whose vidmem was full when an operation failed with
+ *		-ENOSPC (see uvm_va_block_oom_evict())
  * @ptes:	physical addresses of the PTEs being written
  */
 struct uvm_va_block_ctx {
 	struct uvm_ce_batch ce;
+	struct uvm_gpu *oom_gpu;
 	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
 
@@ -130,6 +133,7 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 		ctx->ce.gpu = NULL;
 		ctx->ce.nops = 0;
 		ctx->ce.ndma = 0;
+		ctx->oom_gpu = NULL;
 	}
 	return ctx;
 }
@@ -292,7 +296,7 @@ static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
 							 u32 page)
 {
 	return (struct uvm_gpu_address){
-		.addr = gs->chunk + ((u64)page << PAGE_SHIFT),
+		.addr = gs->chunk.addr + ((u64)page << PAGE_SHIFT),
 		.aperture = UVM_APERTURE_VID,
 		.gpu = gpu_index,
 	};
@@ -863,7 +867,7 @@ static void block_free_gpu_pages(struct uvm_va_block *block, struct uvm_gpu *gpu
 		return;
 	uvm_page_mask_andnot(&gs->resident, &gs->resident, mask);
 	if (gs->has_chunk && uvm_page_mask_empty(&gs->resident)) {
-		uvm_pmm_free_chunk(gpu, gs->chunk);
+		uvm_pmm_free_block_chunk(gpu, &gs->chunk);
 		gs->has_chunk = false;
 	}
 }
@@ -913,6 +917,7 @@ static struct page *block_alloc_cpu_page(int nid, bool zero)
 /**
  * block_alloc_dst() - allocate destination memory for new copies
  * @block:	the block; its lock held
+ * @ctx:	scratch space: oom_gpu is set when the GPU is full
  * @dst:	destination processor id
  * @need:	pages that will get a copy on @dst
  * @zero:	of those, pages resident nowhere (to be zero-filled)
@@ -921,9 +926,11 @@ static struct page *block_alloc_cpu_page(int nid, bool zero)
  * CPU pages go to cpu.pages; a GPU gets its chunk.  On failure nothing
  * allocated here is kept.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOSPC when the GPU is full (ctx->oom_gpu says which), or
+ * -ENOMEM.
  */
-static int block_alloc_dst(struct uvm_va_block *block, u32 dst,
+static int block_alloc_dst(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, u32 dst,
 			   const struct uvm_page_mask *need,
 			   const struct uvm_page_mask *zero, int nid)
 {
@@ -946,8 +953,11 @@ static int block_alloc_dst(struct uvm_va_block *block, u32 dst,
 	if (!gs)
 		return -ENOMEM;
 	if (!gs->has_chunk) {
-		if (uvm_pmm_alloc_chunk(gpu, &gs->chunk))
-			return -ENOMEM;
+		if (uvm_pmm_alloc_block_chunk(gpu, &gs->chunk, block->va_space,
+					      block->start >> UVM_VA_BLOCK_SHIFT)) {
+			ctx->oom_gpu = gpu;
+			return -ENOSPC;
+		}
 		gs->has_chunk = true;
 	}
 	return 0;
@@ -1070,7 +1080,7 @@ static int block_fill(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 	uvm_va_block_resident_anywhere(block, &anywhere);
 	uvm_page_mask_andnot(&zero, need, &anywhere);
 
-	ret = block_alloc_dst(block, dst, need, &zero, nid);
+	ret = block_alloc_dst(block, ctx, dst, need, &zero, nid);
 	if (ret)
 		return ret;
 	ret = block_copy_in(block, ctx, dst, need, &zero);
@@ -1219,6 +1229,78 @@ int uvm_va_block_collapse(struct uvm_va_block *block,
 	return 0;
 }
 
+/* Eviction */
+
+/**
+ * uvm_va_block_evict_gpu() - give a GPU's chunk of a block back
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU
+ *
+ * Pages resident only on @gpu move to system memory (their mappings are
+ * revoked first); @gpu's other copies are dropped.  The chunk is freed.
+ *
+ * Return: 0, -ENOENT when the block has no chunk there, -ENOMEM or
+ * -errno of the copy engine (nothing lost).
+ */
+int uvm_va_block_evict_gpu(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+	struct uvm_page_mask others, only, all;
+	u32 proc;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!gs || !gs->has_chunk)
+		return -ENOENT;
+	all = gs->resident;
+	uvm_page_mask_zero(&others);
+	for (proc = 0; proc <= uvm_gpu_count; proc++) {
+		const struct uvm_page_mask *res = uvm_va_block_resident(block, proc);
+
+		if (proc != uvm_gpu_processor(gpu) && res)
+			uvm_page_mask_or(&others, &others, res);
+	}
+	if (uvm_page_mask_andnot(&only, &all, &others)) {
+		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &only,
+					    NUMA_NO_NODE);
+		if (ret)
+			return ret;
+	}
+	uvm_va_block_drop_copies(block, uvm_gpu_processor(gpu), &all);
+	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_EVICTED,
+			   uvm_page_mask_weight(&all));
+	return gs->has_chunk ? -EBUSY : 0;
+}
+
+/**
+ * uvm_va_block_oom_evict() - after a block operation, make room and retry?
+ * @ctx:	the operation's scratch space
+ * @held:	the VA space whose lock the caller holds for read
+ * @ret:	in/out: the operation's result
+ *
+ * Block operations that find a GPU full fail with -ENOSPC.  The caller drops
+ * its block lock and calls this: if a chunk of that GPU could be evicted it
+ * returns true and the caller retries; otherwise *@ret becomes -ENOMEM.
+ *
+ * Return: true to retry.
+ */
+bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
+			    struct uvm_va_space *held, int *ret)
+{
+	struct uvm_gpu *gpu = ctx->oom_gpu;
+
+	if (*ret != -ENOSPC)
+		return false;
+	ctx->oom_gpu = NULL;
+	if (gpu && uvm_pmm_evict(gpu, held, ctx))
+		return true;
+	*ret = -ENOMEM;
+	return false;
+}
+
 /* Teardown and introspection */
 
 /**
@@ -1296,6 +1378,7 @@ void uvm_va_block_destroy(struct uvm_va_block *block)
 		kfree(block->gpus[i]->dma);
 		kfree(block->gpus[i]);
 	}
+	kfree(block->thrash);
 	mutex_destroy(&block->lock);
 	kmem_cache_free(uvm_va_block_cache, block);
 }

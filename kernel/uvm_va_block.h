@@ -13,8 +13,10 @@
 #include "uvm.h"
 #include "uvm_hal.h"
 #include "uvm_page_mask.h"
+#include "uvm_pmm.h"
 
 struct uvm_ce_batch;
+struct uvm_thrash;
 struct uvm_gpu;
 struct uvm_va_space;
 struct uvm_test_page_state;
@@ -35,8 +37,8 @@ struct uvm_va_block_cpu {
 
 /**
  * struct uvm_va_block_gpu - one GPU's side of a block
- * @chunk:	vidmem offset of the block's 2 MiB chunk (page i at @chunk +
- *		i pages), valid when @has_chunk
+ * @chunk:	the block's 2 MiB chunk (page i at chunk.addr + i pages),
+ *		valid when @has_chunk; on the GPU's LRU list
  * @has_chunk:	a chunk is allocated
  * @resident:	pages with a valid copy in the chunk
  * @mapped:	pages mapped in this GPU's page table with at least read,
@@ -49,7 +51,7 @@ struct uvm_va_block_cpu {
  *		sysmem_map(); allocated on first use
  */
 struct uvm_va_block_gpu {
-	u64 chunk;
+	struct uvm_pmm_chunk chunk;
 	bool has_chunk;
 	struct uvm_page_mask resident;
 	struct uvm_page_mask mapped[UVM_PROT_READ_WRITE_ATOMIC];
@@ -67,6 +69,8 @@ struct uvm_va_block_gpu {
  * @gpus:	per-GPU state by GPU index, allocated on first use; @lock
  * @last_prefetch: per page, the location of the last prefetch request
  *		(uvm_loc_encode()), 0 for none; @lock
+ * @thrash:	migration history for thrashing detection, allocated on
+ *		demand (uvm_thrash.c); @lock
  *
  * Only the pages of the region that lie in a managed range are ever
  * populated.  A page resident nowhere reads as zeros on first touch.
@@ -78,6 +82,7 @@ struct uvm_va_block {
 	struct uvm_va_block_cpu cpu;
 	struct uvm_va_block_gpu *gpus[UVM_MAX_GPUS];
 	u16 last_prefetch[UVM_PAGES_PER_BLOCK];
+	struct uvm_thrash *thrash;
 };
 
 /*
@@ -154,6 +159,10 @@ int uvm_va_block_collapse(struct uvm_va_block *block,
 			  const struct uvm_page_mask *mask, int nid);
 int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
 			       const struct uvm_page_mask *mask, int nid);
+int uvm_va_block_evict_gpu(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu);
+bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
+			    struct uvm_va_space *held, int *ret);
 int uvm_va_block_map_gpu(struct uvm_va_block *block,
 			 struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
 			 const struct uvm_page_mask *mask, enum uvm_prot need);
@@ -183,6 +192,9 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 			  struct uvm_va_block_ctx *ctx,
 			  const struct uvm_page_mask *mask,
 			  const struct uvm_location *loc);
+int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
+					struct uvm_va_block_ctx *ctx,
+					struct uvm_gpu *gpu);
 void uvm_va_block_discard(struct uvm_va_block *block,
 			  const struct uvm_page_mask *mask);
 int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,

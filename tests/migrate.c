@@ -1293,27 +1293,29 @@ TEST_F(migrate, fence_wait_bad_fields)
 }
 
 /*
- * A batch that fails while running (GPU memory exhausted: one page in each of
- * more 2 MiB blocks than the GPU has chunks; there is no eviction yet) reports
- * -ENOMEM once through its fence, both synchronously and asynchronously; the
- * pages it could not move keep their data, a later batch is unaffected.
+ * A batch that fails while running (GPU 0's memory all taken by device
+ * memory, which is never evicted) reports -ENOMEM once through its fence,
+ * both synchronously and asynchronously; the pages it could not move keep
+ * their data, a later batch is unaffected.
  */
 TEST_F_TIMEOUT(migrate, failed_batch_error_reported_once, 180)
 {
 	struct uvm_env *e = &self->e;
 	struct uvm_ioc_gpu_info info;
 	struct uvm_location loc = UVM_LOC_GPU(0), host = UVM_LOC_HOST;
-	uint64_t chunks, nblocks, i, fence, start = 0, stamp;
+	uint64_t chunks, nblocks = 4, i, fence, start = 0, stamp;
 	struct uvm_range *r;
-	uint8_t *p;
+	uint8_t *p, *dev;
 
 	ASSERT_EQ(0, uvm_gpu_info(e->dev.fd, 0, &info));
 	chunks = info.vidmem_size / UVM_VA_BLOCK_SIZE;
 	if (chunks > 512)
 		UVM_SKIP("GPU 0 has %llu MiB of vidmem: too much to exhaust quickly",
 			 (unsigned long long)(info.vidmem_size >> 20));
-	nblocks = chunks + 1;
 	ASSERT_EQ(0ULL, uvm_vidmem_wait(e->dev.fd, 0, 0));
+	dev = mmap(NULL, info.vidmem_size, PROT_NONE, MAP_SHARED, e->dev.fd,
+		   UVM_MMAP_DEVICE(0));
+	ASSERT_NE(MAP_FAILED, dev);
 	p = uvm_mmap_block_aligned(&e->dev, nblocks * UVM_VA_BLOCK_SIZE);
 	r = calloc(nblocks, sizeof(*r));
 	ASSERT_NE(MAP_FAILED, p);
@@ -1328,7 +1330,7 @@ TEST_F_TIMEOUT(migrate, failed_batch_error_reported_once, 180)
 	ASSERT_EQ(0, uvm_fence_wait(e->dev.fd, 0, 0, NULL));
 	ASSERT_EQ(0, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, 0, r, nblocks, &host, &start, 1,
 				 NULL));
-	ASSERT_EQ(0ULL, uvm_vidmem_used(e->dev.fd, 0));
+	ASSERT_EQ(info.vidmem_size, uvm_vidmem_used(e->dev.fd, 0));
 	ASSERT_EQ(0, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, r, nblocks,
 				 &loc, &start, 1, NULL));
 	ASSERT_EQ(0, uvm_migrate1(e->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, e->p, e->ps,
@@ -1342,6 +1344,7 @@ TEST_F_TIMEOUT(migrate, failed_batch_error_reported_once, 180)
 		ASSERT_EQ(i + 1, stamp) TH_LOG("block %llu", (unsigned long long)i);
 	}
 	munmap(p, nblocks * UVM_VA_BLOCK_SIZE);
+	munmap(dev, info.vidmem_size);
 	ASSERT_EQ(0ULL, uvm_vidmem_wait(e->dev.fd, 0, 0));
 	free(r);
 }

@@ -16,6 +16,11 @@
  *    and its one-range forms (uvm_prefetch(), uvm_discard(), ...),
  *    uvm_fence_wait(), uvm_range_query(), uvm_pointer_info(), GPU reads and
  *    writes of a range that report the faults they raised, host NUMA nodes;
+ *  - device memory, registered host memory, copies and memsets (API 1.2):
+ *    uvm_mmap_device(), placement at a chosen offset from a 2 MiB boundary
+ *    (uvm_map_skewed()), uvm_host_register()/uvm_host_unregister(),
+ *    uvm_copy(), uvm_memset(), the pin count of the system
+ *    (uvm_pins_outstanding()) and ASSERT_BYTES();
  *  - process and thread helpers: run a function in a fork child and report
  *    how it ended, wait until a thread is blocked inside an ioctl.
  *
@@ -506,19 +511,27 @@ static inline uint64_t uvm_pattern_checksum(const void *gpu_addr, uint64_t len,
 	return sum;
 }
 
-/* Deterministic pseudo-random bytes (xorshift64*), seeded. */
+/*
+ * Deterministic pseudo-random bytes (xorshift64*), seeded: byte i is byte
+ * i % 8 (little endian) of the output for word i / 8.  Whole words are
+ * stored at once (MiB-sized buffers under TCG).
+ */
 static inline void uvm_random_fill(void *buf, uint64_t len, uint64_t seed)
 {
 	uint8_t *p = buf;
-	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1, i;
+	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1, i, w, k;
 
-	for (i = 0; i < len; i++) {
-		if (i % 8 == 0) {
-			x ^= x >> 12;
-			x ^= x << 25;
-			x ^= x >> 27;
+	for (i = 0; i < len; i += 8) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		w = x * 0x2545F4914F6CDD1DULL;
+		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && len - i >= 8) {
+			memcpy(p + i, &w, 8);
+			continue;
 		}
-		p[i] = (uint8_t)((x * 0x2545F4914F6CDD1DULL) >> (8 * (i % 8)));
+		for (k = 0; k < 8 && i + k < len; k++)
+			p[i + k] = (uint8_t)(w >> (8 * k));
 	}
 }
 
@@ -569,6 +582,46 @@ static inline void *uvm_unmapped_address(uint64_t len)
 	return p;
 }
 
+/**
+ * uvm_map_skewed() - mmap at a chosen distance from a 2 MiB boundary
+ * @len:	bytes
+ * @skew:	the mapping starts @skew bytes (a page multiple) past a 2 MiB
+ *		(VA block) boundary
+ * @prot:	PROT_*
+ * @flags:	MAP_* (MAP_FIXED is added)
+ * @fd:		file, -1 for anonymous memory
+ * @offset:	file offset
+ *
+ * Lets tests place any kind of memory so that they know exactly which
+ * blocks and vidmem chunks it touches.  Return: the mapping, or MAP_FAILED
+ * (errno set).
+ */
+static inline void *uvm_map_skewed(uint64_t len, uint64_t skew, int prot, int flags,
+				   int fd, uint64_t offset)
+{
+	uint64_t slack = UVM_VA_BLOCK_SIZE, rlen = len + skew + slack;
+	uint8_t *r, *a;
+	void *p;
+	int err;
+
+	r = mmap(NULL, rlen, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return r;
+	a = (uint8_t *)(((uintptr_t)r + slack - 1) & ~(uintptr_t)(slack - 1)) + skew;
+	p = mmap(a, len, prot, flags | MAP_FIXED, fd, (off_t)offset);
+	if (p == MAP_FAILED) {
+		err = errno;
+		munmap(r, rlen);
+		errno = err;
+		return p;
+	}
+	if (a > r)
+		munmap(r, a - r);
+	if (r + rlen > a + len)
+		munmap(a + len, (r + rlen) - (a + len));
+	return p;
+}
+
 /*
  * mmap a managed range of @len bytes starting on a 2 MiB (VA block)
  * boundary, so that tests can count blocks and vidmem chunks exactly.
@@ -576,25 +629,8 @@ static inline void *uvm_unmapped_address(uint64_t len)
  */
 static inline void *uvm_mmap_block_aligned(const struct uvm_dev *dev, uint64_t len)
 {
-	uint64_t slack = UVM_VA_BLOCK_SIZE;
-	uint8_t *r, *a;
-	void *p;
-
-	r = mmap(NULL, len + slack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0);
-	if (r == MAP_FAILED)
-		return r;
-	a = (uint8_t *)(((uintptr_t)r + slack - 1) & ~(uintptr_t)(slack - 1));
-	p = mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, dev->fd, 0);
-	if (p == MAP_FAILED) {
-		munmap(r, len + slack);
-		return p;
-	}
-	if (a > r)
-		munmap(r, a - r);
-	if (r + len + slack > a + len)
-		munmap(a + len, (r + len + slack) - (a + len));
-	return p;
+	return uvm_map_skewed(len, 0, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+			      UVM_MMAP_MANAGED);
 }
 
 /*
@@ -1002,6 +1038,152 @@ static inline int uvm_node_without_memory(void)
 		;
 	return n;
 }
+
+/* Device memory, registered host memory, copies and memsets (API 1.2) */
+
+/*
+ * mmap @len bytes of GPU @gpu's memory (PROT_NONE: the CPU cannot access
+ * it); MAP_FAILED on error (errno set).
+ */
+static inline void *uvm_mmap_device(const struct uvm_dev *dev, uint32_t gpu, uint64_t len)
+{
+	return mmap(NULL, len, PROT_NONE, MAP_SHARED, dev->fd, UVM_MMAP_DEVICE(gpu));
+}
+
+/* Device memory of GPU @gpu placed @skew bytes past a 2 MiB boundary. */
+static inline void *uvm_mmap_device_skewed(const struct uvm_dev *dev, uint32_t gpu,
+					   uint64_t len, uint64_t skew)
+{
+	return uvm_map_skewed(len, skew, PROT_NONE, MAP_SHARED, dev->fd, UVM_MMAP_DEVICE(gpu));
+}
+
+/* Number of 2 MiB regions (VA blocks, device-memory chunks) [addr, +len) touches. */
+static inline uint64_t uvm_blocks_spanned(const void *addr, uint64_t len)
+{
+	uint64_t a = (uintptr_t)addr;
+
+	return ((a + len - 1) >> UVM_VA_BLOCK_SHIFT) - (a >> UVM_VA_BLOCK_SHIFT) + 1;
+}
+
+/* UVM_IOC_HOST_REGISTER; @buffer_id (may be NULL) gets the new buffer id. */
+static inline int uvm_host_register(int fd, const void *addr, uint64_t len, uint32_t flags,
+				    uint64_t *buffer_id)
+{
+	struct uvm_ioc_host_register args = {
+		.address = (uintptr_t)addr,
+		.length = len,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_HOST_REGISTER, &args);
+
+	if (buffer_id)
+		*buffer_id = args.buffer_id;
+	return ret;
+}
+
+/* UVM_IOC_HOST_UNREGISTER of the registration starting at @addr. */
+static inline int uvm_host_unregister(int fd, const void *addr)
+{
+	struct uvm_ioc_host_unregister args = { .address = (uintptr_t)addr };
+
+	return uvm_ioctl(fd, UVM_IOC_HOST_UNREGISTER, &args);
+}
+
+/* UVM_IOC_COPY by GPU @gpu's engine; @fence (may be NULL) gets its fence. */
+static inline int uvm_copy(int fd, const void *dst, const void *src, uint64_t len,
+			   uint32_t gpu, uint32_t flags, uint64_t *fence)
+{
+	struct uvm_ioc_copy args = {
+		.dst = (uintptr_t)dst,
+		.src = (uintptr_t)src,
+		.length = len,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_COPY, &args);
+
+	if (fence)
+		*fence = args.fence;
+	return ret;
+}
+
+/* UVM_IOC_MEMSET of @count elements of @esize bytes; @fence may be NULL. */
+static inline int uvm_memset(int fd, const void *dst, uint64_t count, uint32_t value,
+			     uint32_t esize, uint32_t gpu, uint32_t flags, uint64_t *fence)
+{
+	struct uvm_ioc_memset args = {
+		.dst = (uintptr_t)dst,
+		.count = count,
+		.value = value,
+		.element_size = esize,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_MEMSET, &args);
+
+	if (fence)
+		*fence = args.fence;
+	return ret;
+}
+
+/*
+ * Pages pinned with FOLL_PIN in the whole system and not yet unpinned:
+ * nr_foll_pin_acquired - nr_foll_pin_released of /proc/vmstat, after
+ * folding every CPU's pending deltas in (a write to /proc/sys/vm/stat_refresh,
+ * root only).  Nothing else in the test guest pins pages, so registrations
+ * and copies can be checked for exact pin counts and leaks.  INT64_MIN when
+ * unavailable.
+ */
+static inline int64_t uvm_pins_outstanding(void)
+{
+	long long acq = -1, rel = -1, v;
+	int rfd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	char name[64];
+	FILE *f;
+
+	if (rfd < 0)
+		return INT64_MIN;
+	if (write(rfd, "1\n", 2) != 2) {
+		close(rfd);
+		return INT64_MIN;
+	}
+	close(rfd);
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return INT64_MIN;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return acq < 0 || rel < 0 ? INT64_MIN : (int64_t)(acq - rel);
+}
+
+/* Wait up to a few seconds for uvm_pins_outstanding() to be @want; returns the last value. */
+static inline int64_t uvm_pins_wait(int64_t want)
+{
+	int64_t pins = 0;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		pins = uvm_pins_outstanding();
+		if (pins == want)
+			break;
+		usleep(10000);
+	}
+	return pins;
+}
+
+/* Index of the first byte that differs (memcmp first: fast when equal), or -1. */
+static inline long uvm_bytes_differ(const void *got, const void *want, uint64_t len)
+{
+	return memcmp(got, want, len) ? uvm_memcmp_at(got, want, len) : -1;
+}
+
+/* ASSERT that the @len bytes at @got are exactly those at @want. */
+#define ASSERT_BYTES(got, want, len) do {						const uint8_t *__g = (const uint8_t *)(got), *__w = (const uint8_t *)(want); 	long __at = uvm_bytes_differ(__g, __w, (len));					ASSERT_EQ(-1, __at) {									TH_LOG("byte %ld of %llu differs: %#x, want %#x", __at,				       (unsigned long long)(len), __g[__at], __w[__at]);		}									} while (0)
 
 /* Processes and threads */
 
