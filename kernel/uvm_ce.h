@@ -13,7 +13,7 @@ struct page;
 struct uvm_gpu;
 
 /* Operations gathered before a submission. */
-#define UVM_CE_BATCH_OPS	64
+#define UVM_CE_BATCH_OPS	256
 
 /**
  * struct uvm_ce_batch - copy-engine operations being gathered

@@ -66,10 +66,10 @@ MODULE_PARM_DESC(fault_batch_size,
 		 __stringify(UVM_FAULT_BATCH_MIN) ".."
 		 __stringify(UVM_FAULT_BATCH_MAX) ")");
 
-static unsigned int fault_replay_policy = UVM_REPLAY_BATCH;
+static unsigned int fault_replay_policy = UVM_REPLAY_BATCH_FLUSH;
 module_param(fault_replay_policy, uint, 0644);
 MODULE_PARM_DESC(fault_replay_policy,
-		 "When stalled accesses retry: 1 per block, 2 per batch (default), 3 per batch after a buffer flush, 4 when the buffer is empty");
+		 "When stalled accesses retry: 1 per block, 2 per batch, 3 per batch after a buffer flush (default, as the real driver), 4 when the buffer is empty");
 
 /**
  * struct uvm_fault_service - the servicing state of one GPU
@@ -445,8 +445,12 @@ int uvm_fault_gpu_init(struct uvm_gpu *gpu)
 	if (!svc->entries || !svc->merged || !svc->fatal || !svc->ctx)
 		goto err_free_svc;
 
-	gpu->fault_wq = alloc_workqueue("uvm_fault_gpu%u", WQ_UNBOUND | WQ_HIGHPRI,
-					1, gpu->index);
+	/*
+	 * Normal priority on purpose: the warps that raise faults then keep
+	 * running while faults accumulate, and batches form instead of one
+	 * fault being serviced at a time.
+	 */
+	gpu->fault_wq = alloc_workqueue("uvm_fault_gpu%u", WQ_UNBOUND, 1, gpu->index);
 	if (!gpu->fault_wq)
 		goto err_free_svc;
 	INIT_WORK(&gpu->fault_work, uvm_fault_service_work);

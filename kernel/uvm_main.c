@@ -48,6 +48,7 @@
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
 #include "uvm_migrate.h"
+#include "uvm_page_pool.h"
 #include "uvm_prefetch.h"
 #include "uvm_queue.h"
 #include "uvm_thrash.h"
@@ -296,9 +297,12 @@ static int __init uvm_init(void)
 	ret = uvm_va_block_init();
 	if (ret)
 		return ret;
-	ret = simgpu_init();
+	ret = uvm_page_pool_module_init();
 	if (ret)
 		goto err_block_exit;
+	ret = simgpu_init();
+	if (ret)
+		goto err_pool_exit;
 	ret = misc_register(&uvm_misc);
 	if (ret)
 		goto err_simgpu_exit;
@@ -314,6 +318,8 @@ err_misc_deregister:
 	misc_deregister(&uvm_misc);
 err_simgpu_exit:
 	simgpu_exit();
+err_pool_exit:
+	uvm_page_pool_module_exit();
 err_block_exit:
 	uvm_va_block_exit();
 	return ret;
@@ -324,6 +330,7 @@ static void __exit uvm_exit(void)
 	uvm_gpu_sysfs_remove_all();
 	misc_deregister(&uvm_misc);
 	simgpu_exit();
+	uvm_page_pool_module_exit();
 	uvm_va_block_exit();
 	pr_info("unloaded\n");
 }

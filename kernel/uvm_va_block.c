@@ -843,7 +843,8 @@ static void block_free_cpu_pages(struct uvm_va_block *block,
 
 	for_each_page_in_mask(page, mask) {
 		if (block->cpu.pages[page]) {
-			__free_page(block->cpu.pages[page]);
+			uvm_page_pool_put(&block->va_space->page_pool,
+					  block->cpu.pages[page]);
 			block->cpu.pages[page] = NULL;
 		}
 	}
@@ -900,15 +901,25 @@ void uvm_va_block_drop_copies(struct uvm_va_block *block, u32 proc,
 
 /**
  * block_alloc_cpu_page() - a page for the CPU's copy
+ * @block:	the block
  * @nid:	NUMA node, or NUMA_NO_NODE for the local policy
- * @zero:	zero-filled
+ * @zero:	zero-filled (else it is a copy destination, possibly recycled
+ *		from the VA space's page pool)
  *
  * Return: the page or NULL.
  */
-static struct page *block_alloc_cpu_page(int nid, bool zero)
+static struct page *block_alloc_cpu_page(struct uvm_va_block *block, int nid,
+					 bool zero)
 {
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | (zero ? __GFP_ZERO : 0);
+	struct page *page;
 
+	/* A copy destination is overwritten whole: a recycled page will do. */
+	if (!zero) {
+		page = uvm_page_pool_get(&block->va_space->page_pool, nid);
+		if (page)
+			return page;
+	}
 	if (nid == NUMA_NO_NODE)
 		return alloc_page(gfp);
 	return alloc_pages_node(nid, gfp | __GFP_THISNODE, 0);
@@ -941,7 +952,8 @@ static int block_alloc_dst(struct uvm_va_block *block,
 	if (dst == UVM_PROCESSOR_CPU) {
 		for_each_page_in_mask(page, need) {
 			block->cpu.pages[page] =
-				block_alloc_cpu_page(nid, uvm_page_mask_test(zero, page));
+				block_alloc_cpu_page(block, nid,
+						     uvm_page_mask_test(zero, page));
 			if (!block->cpu.pages[page])
 				goto err_free_pages;
 		}
@@ -1181,11 +1193,11 @@ int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
 
 	block_revoke_to(block, UVM_PROCESSOR_CPU, &m);
 	for_each_page_in_mask(page, &m) {
-		new = block_alloc_cpu_page(nid, false);
+		new = block_alloc_cpu_page(block, nid, false);
 		if (!new)
 			return -ENOMEM;
 		copy_highpage(new, block->cpu.pages[page]);
-		__free_page(block->cpu.pages[page]);
+		uvm_page_pool_put(&block->va_space->page_pool, block->cpu.pages[page]);
 		block->cpu.pages[page] = new;
 	}
 	return 0;

@@ -459,6 +459,45 @@ vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
 }
 
 /**
+ * block_prefetch_done() - is a prefetch already satisfied?
+ * @block:	the block; its lock held
+ * @dst:	destination processor id
+ * @nid:	destination NUMA node, or NUMA_NO_NODE
+ * @mask:	pages
+ *
+ * True when every page has its only copy on @dst and, for a GPU, a local
+ * read-write-atomic mapping: the prefetch would change nothing (the common
+ * case of prefetching resident data, which must stay cheap).
+ *
+ * Return: true to skip the prefetch.
+ */
+static bool block_prefetch_done(struct uvm_va_block *block, u32 dst, int nid,
+				const struct uvm_page_mask *mask)
+{
+	const struct uvm_page_mask *res = uvm_va_block_resident(block, dst);
+	struct uvm_page_mask m;
+	u32 proc;
+
+	if (!res || nid != NUMA_NO_NODE || uvm_page_mask_andnot(&m, mask, res))
+		return false;
+	for (proc = 0; proc <= uvm_gpu_count; proc++) {
+		const struct uvm_page_mask *other = uvm_va_block_resident(block, proc);
+
+		if (proc != dst && other && uvm_page_mask_intersects(mask, other))
+			return false;
+	}
+	if (dst != UVM_PROCESSOR_CPU) {
+		struct uvm_va_block_gpu *gs = block->gpus[dst - 1];
+
+		uvm_page_mask_andnot(&m, &gs->mapped[UVM_PROT_READ_WRITE_ATOMIC - 1],
+				     &gs->remote);
+		if (uvm_page_mask_andnot(&m, mask, &m))
+			return false;
+	}
+	return true;
+}
+
+/**
  * uvm_va_block_prefetch() - make pages resident at a location
  * @block:	the block; its lock held
  * @ctx:	scratch space
@@ -482,6 +521,11 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 
 	lockdep_assert_held(&block->lock);
 
+	if (block_prefetch_done(block, dst, nid, mask)) {
+		if (dst != UVM_PROCESSOR_CPU)
+			block_touch(block, uvm_gpu_get(dst - 1));
+		return 0;
+	}
 	if (uvm_va_block_resident(block, dst))
 		before = *uvm_va_block_resident(block, dst);
 	else

@@ -105,6 +105,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	va_space->ranges = RB_ROOT_CACHED;
 	va_space->policies = RB_ROOT_CACHED;
 	uvm_queue_init(&va_space->queue);
+	uvm_page_pool_init(&va_space->page_pool);
 	xa_init(&va_space->blocks);
 	address_space_init_once(&va_space->mapping);
 	va_space->mapping.host = inode;
@@ -140,6 +141,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 err_unpublish:
 	uvm_va_space_unpublish(va_space, i);
 	uvm_va_space_release_gpus(va_space, i);
+	uvm_page_pool_destroy(&va_space->page_pool);
 	kfree(va_space);
 	return ERR_PTR(ret);
 }
@@ -149,6 +151,7 @@ static void uvm_va_space_free(struct kref *kref)
 	struct uvm_va_space *va_space = container_of(kref, struct uvm_va_space, kref);
 
 	uvm_va_space_free_blocks(va_space);
+	uvm_page_pool_destroy(&va_space->page_pool);
 	uvm_va_policy_destroy(va_space);
 	uvm_va_space_release_gpus(va_space, uvm_gpu_count);
 	mmdrop(va_space->mm);
