@@ -336,16 +336,34 @@ static void uvm_fault_cancel_fatal(struct uvm_gpu *gpu,
  * @svc:	servicing state; its entries are scratch afterwards
  *
  * The accesses behind them are stalled and fault again after the replay if
- * they still miss; most were duplicates of faults just serviced.
+ * they still miss; most were duplicates of faults just serviced, and they
+ * are counted as such in their VA spaces.
  */
 static void uvm_fault_flush(struct uvm_gpu *gpu, struct uvm_fault_service *svc)
 {
+	struct uvm_va_space *va_space = NULL;
 	bool overflow = false;
-	u32 n;
+	u32 n, i, instance = 0;
 
 	while ((n = gpu->ops->fault_fetch(gpu, svc->entries, fault_batch_size,
-					  &overflow)))
+					  &overflow))) {
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULTS_FLUSHED, n);
+		/* Still faults of their VA spaces: counted, as duplicates. */
+		for (i = 0; i < n; i++) {
+			if (!va_space || svc->entries[i].instance != instance) {
+				if (va_space)
+					uvm_va_space_put(va_space);
+				instance = svc->entries[i].instance;
+				va_space = uvm_va_space_get_by_instance(gpu, instance);
+			}
+			if (va_space) {
+				uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS, 1);
+				uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS_DUP, 1);
+			}
+		}
+	}
+	if (va_space)
+		uvm_va_space_put(va_space);
 }
 
 /**
