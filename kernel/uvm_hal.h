@@ -152,7 +152,8 @@ struct uvm_ce_op {
  *	pointing at @pages[i], with permission @prot.  Replaces existing PTEs.
  *	Called in process context under the core's block lock; must not sleep
  *	for long.  Return 0 or -errno (-ENOMEM for page-table memory); on
- *	failure no PTE has changed.
+ *	failure some PTEs of the range may have been written: the caller
+ *	unmaps the range (or, for fixed memory, leaves the correct PTEs).
  * @unmap: clear @npages PTEs from @va.  Never fails.
  * @tlb_invalidate: make the page-table updates of [@va, @va + @size)
  *	visible and wait until no access using an older translation of that

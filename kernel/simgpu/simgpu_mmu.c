@@ -23,10 +23,10 @@
  * tlb_invalidate() takes it for write once: when it gets it, every access
  * that started before has finished, and later ones see the new PTEs.
  *
- * map() is all or nothing: the slots of the range are first reserved (the
- * only step that allocates, with GFP_NOWAIT since the core calls map() under
- * its own locks, possibly ones reclaim takes), then written.  On -ENOMEM the
- * page table is exactly as before.  A reserved slot reads as no PTE.
+ * map() writes the PTEs in one pass; xarray nodes are allocated with
+ * GFP_NOWAIT outside the lock (the core calls map() under its own locks,
+ * possibly ones reclaim takes) and the pass resumes.  On -ENOMEM the PTEs
+ * written so far stay: the core unmaps the range, as the contract says.
  *
  * Locking: the xarray's internal spinlock serialises PTE writers (map and
  * unmap of one range are also serialised by the core's block lock);
@@ -162,67 +162,6 @@ static bool simgpu_mmu_check(u64 va, const struct uvm_gpu_address *pages,
 }
 
 /**
- * simgpu_pt_release() - drop the reservations of a failed map()
- * @xa: the page table
- * @first: first index
- * @end: one past the last index
- *
- * Context: any; takes the xarray lock.
- */
-static void simgpu_pt_release(struct xarray *xa, unsigned long first,
-			      unsigned long end)
-{
-	XA_STATE(xas, xa, first);
-	unsigned long idx;
-
-	xas_lock(&xas);
-	for (idx = first; idx < end; idx++) {
-		xas_set(&xas, idx);
-		if (xas_load(&xas) == XA_ZERO_ENTRY)
-			xas_store(&xas, NULL);
-	}
-	xas_unlock(&xas);
-}
-
-/**
- * simgpu_pt_reserve() - make sure every slot of a range exists
- * @xa: the page table
- * @first: first index
- * @npages: number of slots, > 0
- *
- * Empty slots get a reserved entry (reads as no PTE), so that storing the
- * PTEs afterwards cannot fail.
- *
- * Context: any; takes the xarray lock; allocates with %SIMGPU_PT_GFP.
- * Return: 0, or -ENOMEM with the range as before.
- */
-static int simgpu_pt_reserve(struct xarray *xa, unsigned long first,
-			     u32 npages)
-{
-	unsigned long idx = first, end = first + npages;
-	XA_STATE(xas, xa, first);
-
-	do {
-		xas_lock(&xas);
-		for (; idx < end; idx++) {
-			xas_set(&xas, idx);
-			if (xas_load(&xas))
-				continue;
-			xas_store(&xas, XA_ZERO_ENTRY);
-			if (xas_error(&xas))
-				break;
-		}
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, SIMGPU_PT_GFP));
-
-	if (xas_error(&xas)) {
-		simgpu_pt_release(xa, first, idx);
-		return xas_error(&xas);
-	}
-	return 0;
-}
-
-/**
  * simgpu_mmu_map() - &uvm_gpu_ops.map
  * @gvs: the GPU VA space
  * @va: page-aligned first virtual address
@@ -243,25 +182,25 @@ int simgpu_mmu_map(struct uvm_gpu_va_space *gvs, u64 va,
 	struct simgpu_vaspace *vs = gvs->hw;
 	unsigned long first = va >> PAGE_SHIFT;
 	XA_STATE(xas, &vs->ptes, first);
-	u32 i;
-	int ret;
+	u32 i = 0;
 
 	if (!npages)
 		return 0;
 	if (WARN_ON_ONCE(!simgpu_mmu_check(va, pages, npages, prot)))
 		return -EINVAL;
-	ret = simgpu_pt_reserve(&vs->ptes, first, npages);
-	if (ret)
-		return ret;
 
-	xas_lock(&xas);
-	for (i = 0; i < npages; i++) {
-		xas_set(&xas, first + i);
-		xas_store(&xas, xa_mk_value(simgpu_pte_encode(&pages[i], prot)));
-	}
-	xas_unlock(&xas);
-	WARN_ON_ONCE(xas_error(&xas));
-	return 0;
+	/* One pass; node allocations happen outside the lock and retry. */
+	do {
+		xas_lock(&xas);
+		for (; i < npages; i++) {
+			xas_set(&xas, first + i);
+			xas_store(&xas, xa_mk_value(simgpu_pte_encode(&pages[i], prot)));
+			if (xas_error(&xas))
+				break;
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, SIMGPU_PT_GFP));
+	return xas_error(&xas);
 }
 
 /**
