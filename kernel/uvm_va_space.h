@@ -14,6 +14,7 @@
 
 #include "uvm.h"
 #include "uvm_hal.h"
+#include "uvm_hmm.h"
 #include "uvm_queue.h"
 
 struct mm_struct;
@@ -34,6 +35,7 @@ struct uvm_va_block;
  *		xarray's own lock for stores, @lock (write) for erasing
  * @gpu_va_spaces: one per registered GPU, created at open; constant
  * @queue:	asynchronous jobs (migrations, copies) and their fences
+ * @hmm:	pageable memory (uvm_hmm.c): regions, notifiers, device chunks
  * @counters:	UVM_COUNTER_* values
  * @rcu:	deferred free: fault servicing looks us up under RCU
  */
@@ -47,6 +49,7 @@ struct uvm_va_space {
 	struct xarray blocks;
 	struct uvm_gpu_va_space gpu_va_spaces[UVM_MAX_GPUS];
 	struct uvm_queue queue;
+	struct uvm_hmm_va_space hmm;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	struct rcu_head rcu;
 };
