@@ -25,6 +25,8 @@
  *   memory;
  * - uvm_copy.c: copies and memsets through the copy engines;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
+ * - uvm_hmm.c, uvm_hmm_devmem.c: pageable memory through HMM, mirrored,
+ *   and migrated to device-private vidmem where the kernel can;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
  *   built-in simulated GPU;
@@ -46,6 +48,7 @@
 #include "uvm_copy.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_ioctl.h"
 #include "uvm_migrate.h"
 #include "uvm_queue.h"
@@ -145,7 +148,8 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	args->minor = UVM_API_VERSION_MINOR;
 	args->num_gpus = uvm_gpu_count;
 	args->page_size = PAGE_SIZE;
-	args->caps = IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0;
+	args->caps = (IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0) |
+		     uvm_hmm_caps();
 	return 0;
 }
 
@@ -266,9 +270,12 @@ static int __init uvm_init(void)
 	ret = simgpu_init();
 	if (ret)
 		goto err_block_exit;
-	ret = misc_register(&uvm_misc);
+	ret = uvm_hmm_init();
 	if (ret)
 		goto err_simgpu_exit;
+	ret = misc_register(&uvm_misc);
+	if (ret)
+		goto err_hmm_exit;
 	ret = uvm_gpu_sysfs_add_all(&uvm_misc.this_device->kobj);
 	if (ret)
 		goto err_misc_deregister;
@@ -279,6 +286,8 @@ static int __init uvm_init(void)
 
 err_misc_deregister:
 	misc_deregister(&uvm_misc);
+err_hmm_exit:
+	uvm_hmm_exit();
 err_simgpu_exit:
 	simgpu_exit();
 err_block_exit:
@@ -290,6 +299,7 @@ static void __exit uvm_exit(void)
 {
 	uvm_gpu_sysfs_remove_all();
 	misc_deregister(&uvm_misc);
+	uvm_hmm_exit();
 	simgpu_exit();
 	uvm_va_block_exit();
 	pr_info("unloaded\n");
