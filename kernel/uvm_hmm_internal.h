@@ -103,6 +103,7 @@ int uvm_hmm_fault_and_lock(struct uvm_hmm_region *region, struct uvm_hmm_ctx *ct
 			   u32 first, u32 end, void *owner);
 int uvm_hmm_map_pages(struct uvm_hmm_ctx *ctx, struct uvm_hmm_region *region,
 		      struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
+		      const struct uvm_page_mask *ahead,
 		      const struct uvm_page_mask *write, void *owner, bool fault,
 		      struct uvm_page_mask *failed);
 int uvm_hmm_migrate_region(struct uvm_hmm_ctx *ctx, struct uvm_hmm_region *region,

@@ -263,14 +263,16 @@ static int uvm_hmm_prefetch_region(struct uvm_hmm_ctx *ctx,
 	if (moved < 0)
 		return moved;
 	uvm_va_space_count(va_space, UVM_COUNTER_PAGES_PREFETCHED, moved);
+	/* All of it came back to the host: nothing to populate or map. */
+	if (!gpu && !others && moved == uvm_page_mask_weight(mask))
+		return 0;
 
-	ret = uvm_hmm_writable(region, &move, &write);
+	uvm_page_mask_zero(&write);
+	ret = gpu ? uvm_hmm_writable(region, &move, &write) : 0;
 	if (ret)
 		return ret;
-	if (!gpu)
-		uvm_page_mask_zero(&write);
 	uvm_page_mask_zero(&failed);
-	ret = uvm_hmm_map_pages(ctx, region, gpu, mask, &write,
+	ret = uvm_hmm_map_pages(ctx, region, gpu, mask, NULL, &write,
 				gpu ? uvm_hmm_devmem_owner() : NULL, true, &failed);
 	if (!ret && !uvm_page_mask_empty(&failed))
 		ret = -EFAULT;
@@ -429,7 +431,7 @@ int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
 		for_each_page_in_mask(page, &mask)
 			ctx->mapped_by[page] = proc;
 		uvm_page_mask_zero(&failed);
-		ret = uvm_hmm_map_pages(ctx, region, NULL, &mask, NULL,
+		ret = uvm_hmm_map_pages(ctx, region, NULL, &mask, NULL, NULL,
 					uvm_hmm_devmem_owner(), false, &failed);
 		cond_resched();
 	}
