@@ -1145,6 +1145,47 @@ TEST_F(hmm, exit_with_gpu_pages)
 	ASSERT_EQ(vid, uvm_vidmem_wait(self->dev.fd, 0, vid));
 }
 
+static int gpu_writer_forever(void *arg)
+{
+	const uint64_t len = 8 * UVM_MIB;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	struct uvm_test_gpu_op op = uvm_op_pattern(p, len, 3);
+	int fd = uvm_open(), *started = arg;
+
+	if (fd < 0 || p == MAP_FAILED)
+		return 2;
+	for (;;) {
+		if (uvm_launch(fd, 0, 8, &op, 1, NULL))
+			return 1;
+		__atomic_store_n(started, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* A process killed while a GPU works on its pageable memory: it dies, all is released */
+TEST_F_TIMEOUT(hmm, killed_during_gpu_access, 120)
+{
+	uint64_t vid = uvm_vidmem_used(self->dev.fd, 0);
+	int *started = mmap(NULL, self->ps, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int i;
+
+	ASSERT_NE(MAP_FAILED, started);
+	*started = 0;
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(gpu_writer_forever(started));
+	for (i = 0; i < 6000 && !__atomic_load_n(started, __ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	usleep(100000);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(UVM_CHILD_SIGNALED(SIGKILL), uvm_wait_child(pid));
+	ASSERT_EQ(vid, uvm_vidmem_wait(self->dev.fd, 0, vid));
+	munmap(started, self->ps);
+}
+
 /* Debug kernel: exact counters of a GPU write, a GPU read and CPU reads */
 TEST_F(hmm, counters)
 {
