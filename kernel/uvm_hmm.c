@@ -968,10 +968,11 @@ static void uvm_hmm_migrate_decided(struct uvm_hmm_ctx *ctx,
  * @bad:	out: pages whose faults are fatal
  *
  * Migrates what the policy asks for, then maps every faulted page: pages
- * on a GPU are mapped there, the others in system memory; the other pages
- * of the region that are ready are mapped ahead (__uvm_hmm_map_ahead()).  A page a GPU
- * needs writable but finds read-only on a device (shared copy-on-write
- * with a fork() child) goes through the CPU fault path, which copies it.
+ * on a GPU are mapped there, the others in system memory; the region's
+ * other pages that are ready are mapped ahead (__uvm_hmm_map_ahead()).  A
+ * page a GPU needs writable but finds read-only on a device (shared
+ * copy-on-write with a fork() child) goes through the CPU fault path,
+ * which copies it.
  * Faults that found the region being invalidated for too long are neither
  * mapped nor fatal: the GPU faults again after the replay.
  */

@@ -47,32 +47,38 @@ static int knob(const char *path, const char *val)
 	return ret;
 }
 
-/* Arm (or, with @probability 0, disarm) a fault_attr directory. */
+/* Write knob @name of fault_attr directory @dir; 0 or -errno. */
+static int attr_knob(const char *dir, const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	return knob(path, val);
+}
+
+/*
+ * Arm (or, with @probability 0, disarm) a fault_attr directory.  The
+ * probability is written last when arming and first when disarming: in
+ * between, failures would hit every task (this one's writes too).
+ */
 static int attr_set(const char *dir, int probability, bool task_filter)
 {
-	char path[128], val[16];
-	static const char *const zero[] = {
-		"ignore-gfp-wait", "ignore-gfp-highmem", "min-order", "cache-filter",
-	};
-	unsigned int i;
+	char val[16];
 	int ret;
 
-	snprintf(path, sizeof(path), "%sprobability", dir);
 	snprintf(val, sizeof(val), "%d", probability);
-	ret = knob(path, val);
-	snprintf(path, sizeof(path), "%sinterval", dir);
-	ret = ret ?: knob(path, "1");
-	snprintf(path, sizeof(path), "%stimes", dir);
-	ret = ret ?: knob(path, "-1");
-	snprintf(path, sizeof(path), "%sverbose", dir);
-	ret = ret ?: knob(path, "1");
-	snprintf(path, sizeof(path), "%stask-filter", dir);
-	ret = ret ?: knob(path, task_filter ? "Y" : "N");
-	for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s", dir, zero[i]);
-		knob(path, i < 2 ? "N" : "0");	/* absent in some directories */
-	}
-	return ret;
+	if (!probability)
+		return attr_knob(dir, "probability", "0");
+	ret = attr_knob(dir, "task-filter", task_filter ? "Y" : "N");
+	ret = ret ?: attr_knob(dir, "interval", "1");
+	ret = ret ?: attr_knob(dir, "times", "-1");
+	ret = ret ?: attr_knob(dir, "verbose", "1");
+	/* Absent from some directories. */
+	attr_knob(dir, "ignore-gfp-wait", "N");
+	attr_knob(dir, "ignore-gfp-highmem", "N");
+	attr_knob(dir, "min-order", "0");
+	attr_knob(dir, "cache-filter", "N");
+	return ret ?: attr_knob(dir, "probability", val);
 }
 
 FIXTURE(inject) {
