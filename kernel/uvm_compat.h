@@ -11,9 +11,21 @@
 #ifndef _UVM_COMPAT_H_
 #define _UVM_COMPAT_H_
 
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+
+/*
+ * Pageable memory migrates to device-private vidmem only where the kernel
+ * has CONFIG_DEVICE_PRIVATE (a Kconfig symbol) and migrate_device_range()
+ * (needed to evict device pages by pfn, whatever mm maps them).
+ */
+#if IS_ENABLED(CONFIG_DEVICE_PRIVATE) && defined(UVM_HAVE_MIGRATE_DEVICE_RANGE)
+#define UVM_HMM_MIGRATION	1
+#else
+#define UVM_HMM_MIGRATION	0
+#endif
 
 static inline void uvm_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
@@ -79,6 +91,35 @@ static inline void uvm_shrinker_destroy(struct shrinker *s)
 #else
 	unregister_shrinker(s);
 	kfree(s);
+#endif
+}
+
+#if UVM_HMM_MIGRATION
+/* The page a CPU fault holds a reference to (6.1+ count it as expected). */
+static inline void uvm_migrate_vma_set_fault_page(struct migrate_vma *args,
+						  struct page *page)
+{
+#ifdef UVM_HAVE_MIGRATE_VMA_FAULT_PAGE
+	args->fault_page = page;
+#endif
+}
+#endif
+
+/*
+ * Drop the PTEs of [start, start + size) inside @vma, as MADV_DONTNEED does;
+ * mmap_lock held.  Return: 0, or -EOPNOTSUPP where the kernel exports no way.
+ */
+static inline int uvm_zap_range(struct vm_area_struct *vma, unsigned long start,
+				unsigned long size)
+{
+#if defined(UVM_HAVE_ZAP_PAGE_RANGE)
+	zap_page_range(vma, start, size);
+	return 0;
+#elif defined(UVM_HAVE_ZAP_PAGE_RANGE_SINGLE)
+	zap_page_range_single(vma, start, size, NULL);
+	return 0;
+#else
+	return -EOPNOTSUPP;
 #endif
 }
 

@@ -16,8 +16,12 @@
  * 3. service: per VA space (found by the entries' instance id), per 2 MiB
  *    block under one hold of the block lock: make the faulted pages resident
  *    on the GPU and map them (uvm_va_block_service_gpu_faults());
- * 4. cancel the fatal faults (addresses outside managed memory, or memory
- *    that could not be allocated): the faulting accesses end with an error;
+ *    Faults outside every allocation are pageable memory: they are served
+ *    through HMM (uvm_hmm.c) once the VA space lock is dropped, since HMM
+ *    takes mmap_lock, which comes before it;
+ * 4. cancel the fatal faults (addresses the CPU could not access either, or
+ *    memory that could not be allocated): the faulting accesses end with an
+ *    error;
  * 5. replay: every stalled access retries.  Accesses whose fault was not
  *    in this batch (fetched later, or dropped on overflow) fault again and
  *    are coalesced in a later batch.  fault_replay_policy moves the replay:
@@ -33,8 +37,9 @@
  *
  * Locking: the servicing state (struct uvm_fault_service) belongs to the
  * work item, which never runs concurrently with itself.  Per VA space it
- * takes uvm_va_space.lock for read, per block uvm_va_block.lock.  It does
- * not take mmap_lock.
+ * takes uvm_va_space.lock for read, per block uvm_va_block.lock.  Managed
+ * memory is served without mmap_lock; pageable memory after the VA space
+ * lock is dropped, with mmap_lock (see uvm_hmm.c).
  */
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -43,6 +48,7 @@
 
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -77,6 +83,9 @@ MODULE_PARM_DESC(fault_replay_policy,
  * @merged:	for each coalesced fault, how many entries it stands for
  * @fatal:	faults to cancel after servicing
  * @nfatal:	entries in @fatal
+ * @hmm:	faults of the VA space being serviced outside every
+ *		allocation: pageable memory, served after the managed ones
+ * @nhmm:	entries in @hmm
  * @ctx:	scratch space for block operations
  * @req:	the faults of the block being serviced
  */
@@ -85,6 +94,8 @@ struct uvm_fault_service {
 	u32 *merged;
 	struct uvm_fault_entry *fatal;
 	u32 nfatal;
+	struct uvm_fault_entry *hmm;
+	u32 nhmm;
 	struct uvm_va_block_ctx *ctx;
 	struct uvm_fault_block_req req;
 };
@@ -175,8 +186,9 @@ static void uvm_fault_add_fatal(struct uvm_fault_service *svc,
  *
  * Faults on device and registered host memory map their fixed pages; faults
  * on managed memory are serviced together through the block.  Faults outside
- * any allocation, and all of the block's managed faults when the block
- * cannot be serviced, are added to the fatal list.
+ * any allocation go to the pageable list (to the fatal list without HMM);
+ * all of the block's managed faults when the block cannot be serviced go to
+ * the fatal list.
  */
 static void uvm_fault_service_block(struct uvm_gpu *gpu,
 				    struct uvm_fault_service *svc,
@@ -194,7 +206,7 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 		struct uvm_va_range *range = uvm_va_range_find(va_space, e[i].va);
 
 		if (!range) {
-			uvm_fault_add_fatal(svc, &e[i]);
+			svc->hmm[svc->nhmm++] = e[i];
 			continue;
 		}
 		if (range->kind != UVM_RANGE_MANAGED) {
@@ -275,6 +287,10 @@ static void uvm_fault_service_va_space(struct uvm_gpu *gpu,
 		}
 	}
 	up_read(&va_space->lock);
+	if (svc->nhmm)
+		uvm_hmm_service_faults(va_space, gpu, svc->hmm, svc->nhmm,
+				       svc->fatal, &svc->nfatal);
+	svc->nhmm = 0;
 
 	for (i = first; i < end; i++)
 		raw += svc->merged[i];
@@ -437,6 +453,7 @@ void uvm_gpu_fault_notify(struct uvm_gpu *gpu)
 static void uvm_fault_service_free(struct uvm_fault_service *svc)
 {
 	uvm_va_block_ctx_free(svc->ctx);
+	kvfree(svc->hmm);
 	kvfree(svc->fatal);
 	kvfree(svc->merged);
 	kvfree(svc->entries);
@@ -459,8 +476,9 @@ int uvm_fault_gpu_init(struct uvm_gpu *gpu)
 	svc->entries = kvcalloc(fault_batch_size, sizeof(*svc->entries), GFP_KERNEL);
 	svc->merged = kvcalloc(fault_batch_size, sizeof(*svc->merged), GFP_KERNEL);
 	svc->fatal = kvcalloc(fault_batch_size, sizeof(*svc->fatal), GFP_KERNEL);
+	svc->hmm = kvcalloc(fault_batch_size, sizeof(*svc->hmm), GFP_KERNEL);
 	svc->ctx = uvm_va_block_ctx_alloc();
-	if (!svc->entries || !svc->merged || !svc->fatal || !svc->ctx)
+	if (!svc->entries || !svc->merged || !svc->fatal || !svc->hmm || !svc->ctx)
 		goto err_free_svc;
 
 	/*

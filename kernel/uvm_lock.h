@@ -8,9 +8,16 @@
  * above it, never the ones below).  lockdep enforces it; there is no private
  * lock tracker.
  *
+ * 0. ``uvm_hmm_va_space.arm_lock`` (mutex): inserting a pageable region's
+ *    interval notifier and registering the VA space's mm notifier, both of
+ *    which may take mmap_lock for write.  Taken with no other lock held.
  * 1. ``mm->mmap_lock`` (kernel): held by the kernel around our mmap handler
  *    (write), vm_ops->close (write, munmap and exit) and the CPU fault
- *    handlers (read).  GPU fault servicing of managed memory does not take it.
+ *    handlers (read).  GPU fault servicing of managed memory does not take
+ *    it; that of pageable memory takes it for read (hmm_range_fault(),
+ *    migrate_vma_*()) after dropping the VA space lock.  ADVISE,
+ *    RANGE_QUERY and MIGRATE validation take it for read before the VA
+ *    space lock, to check pageable ranges' VMAs.
  * 2. ``uvm_va_space.lock`` (rw_semaphore): the VA space's set of managed
  *    ranges and of VA blocks.  Read: fault servicing (CPU and GPU), ioctls
  *    that look things up.  Write: creating and destroying ranges (mmap,
@@ -19,6 +26,12 @@
  *    2 MiB VA block.  One block at a time, except a copy between two managed
  *    blocks (uvm_copy.c), which locks the lower address first and the other
  *    with mutex_lock_nested(SINGLE_DEPTH_NESTING).
+ *    ``uvm_hmm_region.lock`` (mutex), at the same level and never held with
+ *    a block lock: the GPU mapping state of 2 MiB of pageable memory.  Also
+ *    taken by its interval notifier's callback from inside the mm (under
+ *    mmap_lock, i_mmap_rwsem, anon_vma and page locks, under reclaim): no
+ *    allocation that reclaims, no mmap_lock, page lock or VA space lock, no
+ *    copy-engine wait while holding it (lockdep is primed with fs_reclaim).
  * 4. Kernel locks taken inside block operations: ``i_mmap_rwsem`` of the VA
  *    space's address_space (unmap_mapping_range()), page-table locks
  *    (vmf_insert_pfn_prot()), the page allocator.
@@ -31,11 +44,16 @@
  * - ``uvm_gpu.instances`` (xarray, its own spinlock): instance -> GPU VA
  *   space, read under RCU by fault servicing.
  * - ``uvm_gpu.pmm.lock`` (spinlock): the GPU's vidmem usage counters; a leaf.
+ * - ``uvm_hmm_devmem_lock`` (spinlock, uvm_hmm_devmem.c): device-private
+ *   chunk lists and page bitmaps; a leaf, also taken by dev_pagemap_ops
+ *   page_free() under page-table locks.
  * - The GPU table (uvm_gpus[]) is written only at module init and exit.
  *
  * Fault servicing of one GPU runs in one work item at a time (a work item
  * is not reentrant); it takes 2 then 3 for each VA space and block of the
- * batch.
+ * batch, then, for the batch's pageable faults with 2 dropped: 0 (arming),
+ * 1 (read), 2 (read, to read the policy), 3 (a region lock), one after the
+ * other, never nested.
  */
 #ifndef _UVM_LOCK_H_
 #define _UVM_LOCK_H_

@@ -25,6 +25,8 @@
  *   memory;
  * - uvm_copy.c: copies and memsets through the copy engines;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
+ * - uvm_hmm.c, uvm_hmm_devmem.c: pageable memory through HMM, mirrored,
+ *   and migrated to device-private vidmem where the kernel can;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
  *   built-in simulated GPU;
@@ -46,6 +48,7 @@
 #include "uvm_copy.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_ioctl.h"
 #include "uvm_migrate.h"
 #include "uvm_page_pool.h"
@@ -148,7 +151,8 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	args->minor = UVM_API_VERSION_MINOR;
 	args->num_gpus = uvm_gpu_count;
 	args->page_size = PAGE_SIZE;
-	args->caps = IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0;
+	args->caps = (IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0) |
+		     uvm_hmm_caps();
 	return 0;
 }
 
@@ -279,7 +283,12 @@ static struct miscdevice uvm_misc = {
 	.mode = 0666,
 };
 
-static int __init uvm_init(void)
+/**
+ * uvm_params_check() - validate the module parameters and ioctl tables
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int __init uvm_params_check(void)
 {
 	int ret;
 
@@ -292,20 +301,70 @@ static int __init uvm_init(void)
 		ret = uvm_ioctl_table_check(uvm_ioctls, ARRAY_SIZE(uvm_ioctls), 0);
 	if (!ret)
 		ret = uvm_test_ioctl_check();
-	if (ret)
-		return ret;
-	ret = uvm_va_block_init();
+	return ret;
+}
+
+/**
+ * uvm_core_init() - slab caches and the page pool's shrinker
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int __init uvm_core_init(void)
+{
+	int ret = uvm_va_block_init();
+
 	if (ret)
 		return ret;
 	ret = uvm_page_pool_module_init();
 	if (ret)
-		goto err_block_exit;
-	ret = simgpu_init();
+		uvm_va_block_exit();
+	return ret;
+}
+
+static void uvm_core_exit(void)
+{
+	uvm_page_pool_module_exit();
+	uvm_va_block_exit();
+}
+
+/**
+ * uvm_gpus_init() - the GPUs (simulated), then their device-private memory
+ *
+ * Return: 0 or -errno.
+ */
+static int __init uvm_gpus_init(void)
+{
+	int ret = simgpu_init();
+
 	if (ret)
-		goto err_pool_exit;
+		return ret;
+	ret = uvm_hmm_init();
+	if (ret)
+		simgpu_exit();
+	return ret;
+}
+
+static void uvm_gpus_exit(void)
+{
+	uvm_hmm_exit();
+	simgpu_exit();
+}
+
+static int __init uvm_init(void)
+{
+	int ret;
+
+	ret = uvm_params_check();
+	if (!ret)
+		ret = uvm_core_init();
+	if (ret)
+		return ret;
+	ret = uvm_gpus_init();
+	if (ret)
+		goto err_core_exit;
 	ret = misc_register(&uvm_misc);
 	if (ret)
-		goto err_simgpu_exit;
+		goto err_gpus_exit;
 	ret = uvm_gpu_sysfs_add_all(&uvm_misc.this_device->kobj);
 	if (ret)
 		goto err_misc_deregister;
@@ -316,12 +375,10 @@ static int __init uvm_init(void)
 
 err_misc_deregister:
 	misc_deregister(&uvm_misc);
-err_simgpu_exit:
-	simgpu_exit();
-err_pool_exit:
-	uvm_page_pool_module_exit();
-err_block_exit:
-	uvm_va_block_exit();
+err_gpus_exit:
+	uvm_gpus_exit();
+err_core_exit:
+	uvm_core_exit();
 	return ret;
 }
 
@@ -329,9 +386,8 @@ static void __exit uvm_exit(void)
 {
 	uvm_gpu_sysfs_remove_all();
 	misc_deregister(&uvm_misc);
-	simgpu_exit();
-	uvm_page_pool_module_exit();
-	uvm_va_block_exit();
+	uvm_gpus_exit();
+	uvm_core_exit();
 	pr_info("unloaded\n");
 }
 

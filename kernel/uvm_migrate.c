@@ -8,9 +8,9 @@
  * an array of destinations with CUDA's location-index grouping: location k
  * applies to ranges starts[k] .. starts[k + 1] - 1.  The whole batch is
  * copied in and validated first (op, flags, counts, every location, the
- * grouping, every range inside one managed range); the first invalid entry
- * fails the ioctl with its index in bad_range or bad_location and nothing
- * happens.
+ * grouping, every range inside one managed range or valid pageable memory);
+ * the first invalid entry fails the ioctl with its index in bad_range or
+ * bad_location and nothing happens.
  *
  * A valid batch becomes a job of the VA space's ordered queue (uvm_queue.c):
  * it gets the next fence, runs after every earlier job, synchronously or
@@ -18,14 +18,18 @@
  *
  * Running a job takes the VA space lock for read and each block's lock in
  * turn; ranges unmapped since validation are skipped with -EFAULT recorded.
+ * Pageable ranges run after the managed ones, with the VA space lock
+ * dropped (uvm_hmm_migrate() takes mmap_lock, which comes before it).
  *
- * Locking: none of its own.
+ * Locking: none of its own.  Validation takes the caller's mmap_lock for
+ * read, then the VA space lock.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_migrate.h"
 #include "uvm_queue.h"
 #include "uvm_va_block.h"
@@ -43,6 +47,8 @@
  * @num_locations: destinations (prefetching ops)
  * @locs:	resolved destinations (no HOST_NUMA_CURRENT)
  * @starts:	location k applies to ranges starts[k] .. starts[k + 1] - 1
+ * @pageable:	bitmap of the ranges that are pageable memory, NULL when
+ *		none is
  */
 struct uvm_migrate_job {
 	struct uvm_job job;
@@ -52,6 +58,7 @@ struct uvm_migrate_job {
 	u32 num_locations;
 	struct uvm_location *locs;
 	u64 *starts;
+	unsigned long *pageable;
 };
 
 /*
@@ -75,6 +82,7 @@ static void uvm_migrate_job_free(struct uvm_job *j)
 	kvfree(job->ranges);
 	kvfree(job->locs);
 	kvfree(job->starts);
+	bitmap_free(job->pageable);
 	kfree(job);
 }
 
@@ -115,8 +123,9 @@ static bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
  *		into one 2 MiB block with one destination
  * @arg:	for @fn
  *
- * Ranges no longer inside a managed range are skipped (-EFAULT).  Every
- * range is attempted; the first error is returned.
+ * Pageable ranges are left out (see uvm_migrate_pageable()); ranges no
+ * longer inside a managed range are skipped (-EFAULT).  Every range is
+ * attempted; the first error is returned.
  *
  * Return: 0 or -errno.
  */
@@ -138,6 +147,8 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 				k++;
 			loc = &job->locs[k];
 		}
+		if (job->pageable && test_bit(i, job->pageable))
+			continue;
 		if (!uvm_migrate_range_ok(va_space, r, &lo, &hi)) {
 			ret = ret ?: -EFAULT;
 			continue;
@@ -242,6 +253,46 @@ static int uvm_migrate_run_block(struct uvm_va_space *va_space,
 }
 
 /**
+ * uvm_migrate_pageable() - prefetch or discard the pageable ranges of a batch
+ * @va_space:	the VA space; its lock held for read when @record, else
+ *		not held
+ * @job:	the batch
+ * @record:	only record the prefetch requests (at submission, VA space
+ *		lock held for read); else run the ranges
+ *
+ * Return: 0 or the first -errno.
+ */
+static int uvm_migrate_pageable(struct uvm_va_space *va_space,
+				struct uvm_migrate_job *job, bool record)
+{
+	const struct uvm_location *loc = NULL;
+	u64 i, k = 0;
+	int ret = 0, err;
+
+	if (!job->pageable)
+		return 0;
+	for (i = 0; i < job->count; i++) {
+		if (job->locs) {
+			while (k + 1 < job->num_locations && i >= job->starts[k + 1])
+				k++;
+			loc = &job->locs[k];
+		}
+		if (!test_bit(i, job->pageable))
+			continue;
+		if (record)
+			err = uvm_hmm_record_prefetch(va_space, job->ranges[i].address,
+						      job->ranges[i].length, loc);
+		else
+			err = uvm_hmm_migrate(va_space, job->op, job->ranges[i].address,
+					      job->ranges[i].length, loc);
+		ret = ret ?: err;
+		if (err == -EINTR || (record && err))
+			break;
+	}
+	return ret;
+}
+
+/**
  * uvm_migrate_job_run() - run a whole batch
  * @va_space:	the VA space
  * @j:		the job
@@ -252,7 +303,7 @@ static int uvm_migrate_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 {
 	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
 	struct uvm_va_block_ctx *ctx;
-	int ret;
+	int ret, err;
 
 	ctx = uvm_va_block_ctx_alloc();
 	if (!ctx)
@@ -261,7 +312,8 @@ static int uvm_migrate_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	ret = uvm_migrate_walk(va_space, job, uvm_migrate_run_block, ctx);
 	up_read(&va_space->lock);
 	uvm_va_block_ctx_free(ctx);
-	return ret;
+	err = uvm_migrate_pageable(va_space, job, false);
+	return ret ?: err;
 }
 
 static const struct uvm_job_ops uvm_migrate_job_ops = {
@@ -321,15 +373,49 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
 }
 
 /**
+ * uvm_migrate_check_range() - is a range managed or pageable memory?
+ * @va_space:	the VA space; its lock held and the mm's mmap_lock
+ * @job:	the job being built; pageable ranges get their bit
+ * @i:		index of the range, rounded
+ * @lo:		see uvm_migrate_range_ok()
+ * @hi:		see uvm_migrate_range_ok()
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+static int uvm_migrate_check_range(struct uvm_va_space *va_space,
+				   struct uvm_migrate_job *job, u64 i,
+				   u64 *lo, u64 *hi)
+{
+	const struct uvm_range *r = &job->ranges[i];
+	u64 start, end;
+	bool pageable;
+
+	if (uvm_migrate_range_ok(va_space, r, lo, hi))
+		return 0;
+	if (uvm_va_range_check(va_space, r->address, r->length - r->address,
+			       &start, &end, &pageable) || !pageable)
+		return -EINVAL;
+	if (!job->pageable) {
+		job->pageable = bitmap_zalloc(job->count, GFP_KERNEL_ACCOUNT);
+		if (!job->pageable)
+			return -ENOMEM;
+	}
+	__set_bit(i, job->pageable);
+	return 0;
+}
+
+/**
  * uvm_migrate_copy_ranges() - copy in and check the ranges
  * @va_space:	the VA space
  * @args:	the ioctl arguments
  * @job:	the job being built; gets ranges, rounded
  *
- * The array is copied in before the VA space lock is taken: a fault on it
- * takes mmap_lock, which is above the VA space lock.
+ * The array is copied in before any lock is taken: a fault on it takes
+ * mmap_lock.  A range that is not inside one managed range must be valid
+ * pageable memory (uvm_va_range_check()); those are marked in
+ * job->pageable.
  *
- * Return: 0, -EINVAL with args->bad_range set, -EFAULT, -ENOMEM.
+ * Return: 0, -EINVAL with args->bad_range set, -EFAULT, -ENOMEM, -EINTR.
  */
 static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 				   struct uvm_ioc_migrate *args,
@@ -359,17 +445,18 @@ static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 		r->address = round_down(r->address, PAGE_SIZE);
 	}
 
+	if (mmap_read_lock_killable(va_space->mm))
+		return -EINTR;
 	down_read(&va_space->lock);
-	for (i = 0; i < args->count; i++) {
-		if (!uvm_migrate_range_ok(va_space, &job->ranges[i], &lo, &hi)) {
-			args->bad_range = i;
-			ret = -EINVAL;
-			break;
-		}
-	}
+	for (i = 0; i < args->count && !ret; i++)
+		ret = uvm_migrate_check_range(va_space, job, i, &lo, &hi);
+	if (ret == -EINVAL)
+		args->bad_range = i - 1;
 	if (!ret && args->op != UVM_MIGRATE_DISCARD)
-		ret = uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL);
+		ret = uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL) ?:
+		      uvm_migrate_pageable(va_space, job, true);
 	up_read(&va_space->lock);
+	mmap_read_unlock(va_space->mm);
 	return ret;
 }
 

@@ -22,9 +22,11 @@
 
 #include "simgpu/simgpu.h"
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_ioctl.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
+#include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
 static_assert(sizeof(struct uvm_test_gpu_op) == 80);
@@ -85,6 +87,42 @@ static int uvm_test_residency_fill(struct uvm_va_space *va_space, u64 start,
 	return 0;
 }
 
+/**
+ * uvm_test_residency_pageable() - the state of the pages in no allocation
+ * @va_space:	the VA space
+ * @start:	first page address
+ * @npages:	pages
+ * @states:	out, @npages entries; only pages in no allocation are written
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_test_residency_pageable(struct uvm_va_space *va_space, u64 start,
+				       u64 npages, struct uvm_test_page_state *states)
+{
+	unsigned long *pageable, i, end;
+	int ret = 0;
+
+	pageable = bitmap_zalloc(npages, GFP_KERNEL_ACCOUNT);
+	if (!pageable)
+		return -ENOMEM;
+	if (down_read_killable(&va_space->lock)) {
+		bitmap_free(pageable);
+		return -EINTR;
+	}
+	for (i = 0; i < npages; i++)
+		if (!uvm_va_range_find(va_space, start + (i << PAGE_SHIFT)))
+			__set_bit(i, pageable);
+	up_read(&va_space->lock);
+	for_each_set_bitrange(i, end, pageable, npages) {
+		ret = uvm_hmm_page_states(va_space, start + (i << PAGE_SHIFT), end - i,
+					  &states[i]);
+		if (ret)
+			break;
+	}
+	bitmap_free(pageable);
+	return ret;
+}
+
 static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_test_residency *args = data;
@@ -92,8 +130,11 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 	u64 npages;
 	int ret;
 
-	if (args->flags || args->pad)
+	if ((args->flags & ~UVM_TEST_RESIDENCY_PAGEABLE) || args->pad)
 		return -EINVAL;
+	if ((args->flags & UVM_TEST_RESIDENCY_PAGEABLE) &&
+	    !(uvm_hmm_caps() & UVM_CAP_HMM_MIRROR))
+		return -EOPNOTSUPP;
 	if (!PAGE_ALIGNED(args->address) || !PAGE_ALIGNED(args->length) ||
 	    !args->length || args->address + args->length < args->address)
 		return -EINVAL;
@@ -105,6 +146,9 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 	if (!states)
 		return -ENOMEM;
 	ret = uvm_test_residency_fill(va_space, args->address, npages, states);
+	if (!ret && (args->flags & UVM_TEST_RESIDENCY_PAGEABLE))
+		ret = uvm_test_residency_pageable(va_space, args->address, npages,
+						  states);
 	if (!ret && copy_to_user(u64_to_user_ptr(args->states_ptr), states,
 				 npages * sizeof(*states)))
 		ret = -EFAULT;

@@ -19,23 +19,28 @@
  *
  * The ioctls:
  *
- * - UVM_IOC_ADVISE validates the range (inside one managed range, rounded
- *   to pages) and the location, resolves HOST_NUMA_CURRENT to the calling
- *   CPU's node, records the advice, then applies its immediate effects:
- *   UNSET_READ_MOSTLY collapses duplicated pages to one copy,
- *   SET_ACCESSED_BY maps the processor to the pages resident elsewhere.
- *   The other advice acts on later faults and migrations only.
+ * - UVM_IOC_ADVISE validates the range (inside one managed range, or valid
+ *   pageable memory, rounded to pages) and the location, resolves
+ *   HOST_NUMA_CURRENT to the calling CPU's node, records the advice, then
+ *   applies its immediate effects: UNSET_READ_MOSTLY collapses duplicated
+ *   pages to one copy, SET_ACCESSED_BY maps the processor to the pages
+ *   resident elsewhere (for pageable memory through uvm_hmm.c, once the
+ *   locks are dropped).  The other advice acts on later faults and
+ *   migrations only.
  * - UVM_IOC_RANGE_QUERY aggregates the policy over a range with CUDA's
  *   rules (uniform or invalid; accessed-by set on the whole range).
  *
  * Locking: the tree is protected by uvm_va_space.lock: written with it held
- * for write, read with it held for read or write.
+ * for write, read with it held for read or write.  The ioctls take the
+ * caller's mmap_lock for read first (it comes before the VA space lock), so
+ * that a pageable range's VMAs can be checked.
  */
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -476,12 +481,13 @@ static int uvm_va_policy_apply_effects(struct uvm_va_space *va_space, u64 start,
  * @data:	struct uvm_ioc_advise
  *
  * Return: 0; -EINVAL for bad flags, advice, location type, NUMA node or
- * range; -ENODEV for a bad GPU index; -ENOMEM.
+ * range; -ENODEV for a bad GPU index; -ENOMEM; -EINTR.
  */
 int uvm_ioc_advise(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_advise *args = data;
 	struct uvm_location loc = {};
+	bool pageable = false;
 	u64 start, end;
 	int ret;
 
@@ -509,15 +515,23 @@ int uvm_ioc_advise(struct uvm_va_space *va_space, void *data)
 	if (ret)
 		return ret;
 
-	if (down_write_killable(&va_space->lock))
+	if (mmap_read_lock_killable(va_space->mm))
 		return -EINTR;
-	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end);
+	if (down_write_killable(&va_space->lock)) {
+		mmap_read_unlock(va_space->mm);
+		return -EINTR;
+	}
+	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end,
+				 &pageable);
 	if (!ret)
 		ret = uvm_va_policy_set(va_space, start, end, args->advice, &loc);
-	if (!ret)
+	if (!ret && !pageable)
 		ret = uvm_va_policy_apply_effects(va_space, start, end, args->advice,
 						  &loc);
 	up_write(&va_space->lock);
+	mmap_read_unlock(va_space->mm);
+	if (!ret && pageable)
+		ret = uvm_hmm_advise(va_space, start, end, args->advice, &loc);
 	return ret;
 }
 
@@ -560,23 +574,32 @@ static struct uvm_location uvm_va_policy_last_prefetch(struct uvm_va_space *va_s
  * @va_space:	the VA space
  * @data:	struct uvm_ioc_range_query
  *
- * Return: 0, or -EINVAL for bad flags or range.
+ * Return: 0, or -EINVAL for bad flags or range, -EINTR.
  */
 int uvm_ioc_range_query(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_range_query *args = data;
+	bool pageable;
 	u64 start, end;
 	int ret;
 
 	if (args->flags || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
 		return -EINVAL;
-	if (down_read_killable(&va_space->lock))
+	if (mmap_read_lock_killable(va_space->mm))
 		return -EINTR;
-	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end);
+	if (down_read_killable(&va_space->lock)) {
+		mmap_read_unlock(va_space->mm);
+		return -EINTR;
+	}
+	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end,
+				 &pageable);
 	if (!ret) {
 		uvm_va_policy_query(va_space, start, end, args);
-		args->last_prefetch = uvm_va_policy_last_prefetch(va_space, start, end);
+		args->last_prefetch = pageable ?
+				      uvm_hmm_last_prefetch(va_space, start, end) :
+				      uvm_va_policy_last_prefetch(va_space, start, end);
 	}
 	up_read(&va_space->lock);
+	mmap_read_unlock(va_space->mm);
 	return ret;
 }

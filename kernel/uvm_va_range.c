@@ -46,6 +46,7 @@
 
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
+#include "uvm_hmm.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -225,19 +226,24 @@ void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end)
 }
 
 /**
- * uvm_va_range_check() - validate a user range of managed memory
+ * uvm_va_range_check() - validate a user range of managed or pageable memory
  * @va_space:	the VA space; its lock held
  * @address:	start as given; rounded down to a page
  * @length:	bytes as given; the end is rounded up to a page
  * @start:	out: first byte, page aligned
  * @end:	out: last byte + 1, page aligned
+ * @pageable:	NULL when only managed memory is acceptable; else out: the
+ *		range is pageable memory.  The caller then also holds the
+ *		mm's mmap_lock (taken before the VA space lock)
  *
- * Return: 0, or -EINVAL for an empty or wrapping range, or one that is not
- * entirely inside a single managed range (device and registered host
- * memory take no advice and do not migrate).
+ * Return: 0, or -EINVAL for an empty or wrapping range, or one that is
+ * neither entirely inside a single managed range nor valid pageable memory
+ * (no allocation of the VA space overlapping it, and host-accessible VMAs
+ * covering it, see uvm_hmm_check_range()).  Device and registered host
+ * memory take no advice and do not migrate.
  */
 int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
-		       u64 *start, u64 *end)
+		       u64 *start, u64 *end, bool *pageable)
 {
 	struct uvm_va_range *range;
 
@@ -247,10 +253,17 @@ int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 	*start = round_down(address, PAGE_SIZE);
 	*end = round_up(address + length, PAGE_SIZE);
 	range = uvm_va_range_find(va_space, *start);
-	if (!range || range->kind != UVM_RANGE_MANAGED ||
-	    range->node.last < *end - 1)
+	if (range && range->kind == UVM_RANGE_MANAGED &&
+	    range->node.last >= *end - 1) {
+		if (pageable)
+			*pageable = false;
+		return 0;
+	}
+	if (!pageable || range ||
+	    interval_tree_iter_first(&va_space->ranges, *start, *end - 1))
 		return -EINVAL;
-	return 0;
+	*pageable = true;
+	return uvm_hmm_check_range(va_space, *start, *end);
 }
 
 /**

@@ -107,7 +107,7 @@ void uvm_va_range_destroy_all(struct uvm_va_space *va_space);
 int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma);
 void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end);
 int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
-		       u64 *start, u64 *end);
+		       u64 *start, u64 *end, bool *pageable);
 int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data);
 int uvm_va_range_service_fault(struct uvm_va_space *va_space,
 			       struct uvm_va_range *range, struct uvm_gpu *gpu,

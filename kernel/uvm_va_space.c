@@ -18,8 +18,10 @@
  * under RCU.  Every VMA of a managed range holds a reference on the file, so
  * when the file is released all ranges are gone already.  Release unpublishes
  * the instance ids, so no new fault can find the VA space; the last
- * reference frees the GPU page tables and the memory (after an RCU grace
- * period: fault servicing reads gpu_va_spaces[] under RCU).
+ * reference frees the pageable-memory state (uvm_hmm.c: device pages go
+ * back to RAM, notifiers are removed), the GPU page tables and the memory
+ * (after an RCU grace period: fault servicing reads gpu_va_spaces[] under
+ * RCU).
  *
  * Locking: uvm_va_space.lock, see uvm_lock.h.  The GPU VA space array is
  * written only at creation.
@@ -107,6 +109,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	uvm_queue_init(&va_space->queue);
 	uvm_page_pool_init(&va_space->page_pool);
 	xa_init(&va_space->blocks);
+	uvm_hmm_va_space_init(va_space);
 	address_space_init_once(&va_space->mapping);
 	va_space->mapping.host = inode;
 	va_space->mapping.a_ops = &empty_aops;
@@ -152,6 +155,7 @@ static void uvm_va_space_free(struct kref *kref)
 
 	uvm_va_space_free_blocks(va_space);
 	uvm_page_pool_destroy(&va_space->page_pool);
+	uvm_hmm_va_space_destroy(va_space);
 	uvm_va_policy_destroy(va_space);
 	uvm_va_space_release_gpus(va_space, uvm_gpu_count);
 	mmdrop(va_space->mm);

@@ -15,6 +15,7 @@
 #include "uvm.h"
 #include "uvm_hal.h"
 #include "uvm_page_pool.h"
+#include "uvm_hmm.h"
 #include "uvm_queue.h"
 
 struct mm_struct;
@@ -36,6 +37,7 @@ struct uvm_va_block;
  * @gpu_va_spaces: one per registered GPU, created at open; constant
  * @queue:	asynchronous jobs (migrations, copies) and their fences
  * @page_pool:	CPU pages freed by migrations, reused as copy destinations
+ * @hmm:	pageable memory (uvm_hmm.c): regions, notifiers, device chunks
  * @counters:	UVM_COUNTER_* values
  * @rcu:	deferred free: fault servicing looks us up under RCU
  */
@@ -50,6 +52,7 @@ struct uvm_va_space {
 	struct uvm_gpu_va_space gpu_va_spaces[UVM_MAX_GPUS];
 	struct uvm_queue queue;
 	struct uvm_page_pool page_pool;
+	struct uvm_hmm_va_space hmm;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	struct rcu_head rcu;
 };

@@ -558,7 +558,8 @@ TEST_F(fault, bad_gpu_index)
  * the report and counters are exact.
  */
 enum fatal_target {
-	TARGET_ANON = 1,	/* private anonymous memory: not managed */
+	TARGET_ANON = 1,	/* private anonymous memory: not managed, and made
+				 * PROT_NONE where HMM mirrors pageable memory */
 	TARGET_LOW,		/* an address below mmap_min_addr */
 	TARGET_HOLE,		/* a managed range that was munmapped */
 	TARGET_OTHER_VA_SPACE,	/* managed, but by another open of /dev/uvm */
@@ -600,6 +601,9 @@ FIXTURE_SETUP(fatal)
 		ASSERT_NE(MAP_FAILED, self->anon);
 		memset(self->anon, 1, self->ps);
 		self->target = (uint8_t *)self->anon + 64;
+		/* With HMM a GPU reaches what the CPU can: take that away. */
+		if (self->dev.ver.caps & UVM_CAP_HMM_MIRROR)
+			ASSERT_EQ(0, mprotect(self->anon, self->ps, PROT_NONE));
 		break;
 	case TARGET_LOW:
 		self->target = (void *)0x1000;
@@ -651,8 +655,10 @@ TEST_F(fatal, report)
 	ASSERT_RESIDENCY(&self->dev, self->managed + self->ps, 1, UVM_STATE_NONE);
 	ASSERT_EQ(-1, uvm_pattern_mismatch(self->managed, self->ps, 11));
 	/* Nothing happened to the target. */
-	if (self->anon)
+	if (self->anon) {
+		ASSERT_EQ(0, mprotect(self->anon, self->ps, PROT_READ));
 		ASSERT_EQ(0x01, ((uint8_t *)self->anon)[64]);
+	}
 	if (self->other.fd >= 0)
 		ASSERT_EQ(0x01, ((uint8_t *)self->target)[0]);
 }

@@ -390,7 +390,7 @@ TEST_F(migrate, prefetch_bad_numa_node)
 	ASSERT_RESIDENCY(&e->dev, e->p, e->npages, UVM_STATE_NONE);
 }
 
-/* PF-08/BT-13: a range outside managed memory, empty, wrapping or spanning two ranges: -EINVAL, bad_range 0 */
+/* PF-08/BT-13: a range in no mapping, empty, wrapping or spanning two ranges: -EINVAL, bad_range 0 */
 TEST_F(migrate, prefetch_bad_range)
 {
 	struct uvm_env *e = &self->e;
@@ -402,7 +402,7 @@ TEST_F(migrate, prefetch_bad_range)
 	uint8_t *p[2];
 
 	ASSERT_EQ(0, uvm_mmap_adjacent(&e->dev, e->ps, p));
-	bad[0] = range_of(e->ref, e->ps);		/* heap */
+	bad[0] = range_of(uvm_unmapped_address(e->ps), e->ps);	/* unmapped */
 	bad[1] = range_of(e->p, 0);			/* empty */
 	bad[2] = range_of(e->p, e->len + 1);		/* past the end */
 	bad[3] = range_of(e->p, UINT64_MAX);		/* wraps */

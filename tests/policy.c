@@ -104,10 +104,14 @@ TEST_F(policy, advise_null_address)
 				      UVM_LOC_GPU(0)));
 }
 
-/* ADV-05/11: memory that is not managed (malloc, anonymous mmap, unmapped) is -EINVAL */
+/*
+ * ADV-05/10/11: pageable memory (malloc, anonymous mmap) is accepted where
+ * HMM mirrors it, -EINVAL without; unmapped memory is -EINVAL
+ */
 TEST_F(policy, advise_unmanaged_memory)
 {
 	struct uvm_env *e = &self->e;
+	int want = e->dev.ver.caps & UVM_CAP_HMM_MIRROR ? 0 : -EINVAL;
 	uint8_t *heap = malloc(4 * e->ps);
 	void *anon = mmap(NULL, e->ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
@@ -117,10 +121,10 @@ TEST_F(policy, advise_unmanaged_memory)
 	ASSERT_NE(MAP_FAILED, anon);
 	ASSERT_NE(NULL, hole);
 	heap[0] = 1;
-	ASSERT_EQ(-EINVAL, uvm_advise(e->dev.fd, heap, e->ps, UVM_ADVICE_SET_READ_MOSTLY,
-				      UVM_LOC_INVALID));
-	ASSERT_EQ(-EINVAL, uvm_advise(e->dev.fd, anon, e->ps, UVM_ADVICE_SET_PREFERRED_LOCATION,
-				      UVM_LOC_HOST));
+	ASSERT_EQ(want, uvm_advise(e->dev.fd, heap, e->ps, UVM_ADVICE_SET_READ_MOSTLY,
+				   UVM_LOC_INVALID));
+	ASSERT_EQ(want, uvm_advise(e->dev.fd, anon, e->ps, UVM_ADVICE_SET_PREFERRED_LOCATION,
+				   UVM_LOC_HOST));
 	ASSERT_EQ(-EINVAL, uvm_advise(e->dev.fd, hole, e->ps, UVM_ADVICE_SET_ACCESSED_BY,
 				      UVM_LOC_GPU(0)));
 	munmap(anon, e->ps);
@@ -779,7 +783,8 @@ TEST_F(policy, query_bad_input)
 	ASSERT_EQ(-EINVAL, uvm_range_query(e->dev.fd, e->p, 0, &q));
 	ASSERT_EQ(-EINVAL, uvm_range_query(e->dev.fd, e->p, e->len + 1, &q));
 	ASSERT_EQ(-EINVAL, uvm_range_query(e->dev.fd, e->p, UINT64_MAX, &q));
-	ASSERT_EQ(-EINVAL, uvm_range_query(e->dev.fd, e->ref, e->ps, &q));
+	ASSERT_EQ(e->dev.ver.caps & UVM_CAP_HMM_MIRROR ? 0 : -EINVAL,
+		  uvm_range_query(e->dev.fd, e->ref, e->ps, &q));	/* pageable */
 	ASSERT_EQ(-EINVAL, uvm_range_query(e->dev.fd, NULL, e->ps, &q));
 	ASSERT_EQ(0, uvm_mmap_adjacent(&e->dev, e->ps, p));
 	ASSERT_EQ(-EINVAL, uvm_range_query(e->dev.fd, p[0], 2 * e->ps, &q));

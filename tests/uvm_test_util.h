@@ -22,7 +22,9 @@
  *    uvm_copy(), uvm_memset(), the pin count of the system
  *    (uvm_pins_outstanding()) and ASSERT_BYTES();
  *  - process and thread helpers: run a function in a fork child and report
- *    how it ended, wait until a thread is blocked inside an ioctl.
+ *    how it ended, wait until a thread is blocked inside an ioctl;
+ *  - pageable memory (HMM): capability checks, residency of pageable pages
+ *    (ASSERT_PAGEABLE), 2 MiB-aligned anonymous mappings.
  *
  * Helpers never assert; tests do, so failures point at the test's line.
  */
@@ -256,34 +258,43 @@ static inline uint64_t uvm_vidmem_wait(int fd, uint32_t gpu, uint64_t want)
 
 /* Residency */
 
-static inline int uvm_residency(int fd, const void *addr, uint64_t len,
-				struct uvm_test_page_state *states)
+static inline int uvm_residency_flags(int fd, const void *addr, uint64_t len,
+				      struct uvm_test_page_state *states,
+				      uint32_t flags)
 {
 	struct uvm_test_residency args = {
 		.address = (uintptr_t)addr,
 		.length = len,
 		.states_ptr = (uintptr_t)states,
+		.flags = flags,
 	};
 
 	return uvm_ioctl(fd, UVM_TEST_IOC_RESIDENCY, &args);
 }
 
+static inline int uvm_residency(int fd, const void *addr, uint64_t len,
+				struct uvm_test_page_state *states)
+{
+	return uvm_residency_flags(fd, addr, len, states, 0);
+}
+
 /**
- * uvm_residency_check() - every page of a range in one state
+ * uvm_residency_check_flags() - every page of a range in one state
  * @fd:		the VA space
  * @addr:	page-aligned start
  * @npages:	pages
  * @page_size:	bytes per page
+ * @flags:	UVM_TEST_RESIDENCY_* flags of the query
  * @want:	the state every page must have
  * @bad:	out: index of the first page that differs, or -1
  * @got:	out: its state
  *
  * Return: 0 when every page matches, 1 when one differs, -errno of the ioctl.
  */
-static inline int uvm_residency_check(int fd, const void *addr, uint64_t npages,
-				      uint64_t page_size,
-				      const struct uvm_test_page_state *want,
-				      long *bad, struct uvm_test_page_state *got)
+static inline int uvm_residency_check_flags(int fd, const void *addr, uint64_t npages,
+					    uint64_t page_size, uint32_t flags,
+					    const struct uvm_test_page_state *want,
+					    long *bad, struct uvm_test_page_state *got)
 {
 	struct uvm_test_page_state *st;
 	uint64_t i;
@@ -296,7 +307,7 @@ static inline int uvm_residency_check(int fd, const void *addr, uint64_t npages,
 	st = calloc(npages, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	ret = uvm_residency(fd, addr, npages * page_size, st);
+	ret = uvm_residency_flags(fd, addr, npages * page_size, st, flags);
 	for (i = 0; !ret && i < npages; i++) {
 		if (memcmp(&st[i], want, sizeof(*want))) {
 			*bad = (long)i;
@@ -306,6 +317,15 @@ static inline int uvm_residency_check(int fd, const void *addr, uint64_t npages,
 	}
 	free(st);
 	return ret;
+}
+
+/* uvm_residency_check_flags() of managed memory only. */
+static inline int uvm_residency_check(int fd, const void *addr, uint64_t npages,
+				      uint64_t page_size,
+				      const struct uvm_test_page_state *want,
+				      long *bad, struct uvm_test_page_state *got)
+{
+	return uvm_residency_check_flags(fd, addr, npages, page_size, 0, want, bad, got);
 }
 
 /* A page state: resident on @res, mapped by @map with every permission. */
@@ -327,14 +347,15 @@ static inline struct uvm_test_page_state uvm_state(uint64_t res, uint64_t rd,
 #define UVM_STATE_NONE		uvm_state(0, 0, 0, 0)
 
 /*
- * ASSERT that @npages pages at @addr all have state @want, logging the first
- * page that does not.
+ * ASSERT that @npages pages at @addr all have state @want as a residency
+ * query with @flags reports, logging the first page that does not.
  */
-#define ASSERT_RESIDENCY(dev, addr, npages, want) do {				\
+#define ASSERT_RESIDENCY_FLAGS(dev, addr, npages, flags, want) do {		\
 	struct uvm_test_page_state __want = (want), __got;			\
 	long __bad;								\
-	int __r = uvm_residency_check((dev)->fd, (addr), (npages),		\
-				      (dev)->page_size, &__want, &__bad, &__got); \
+	int __r = uvm_residency_check_flags((dev)->fd, (addr), (npages),	\
+					    (dev)->page_size, (flags), &__want,	\
+					    &__bad, &__got);			\
 	ASSERT_EQ(0, __r) {							\
 		TH_LOG("page %ld of %p: resident %#llx read %#llx write %#llx "	\
 		       "atomic %#llx, want %#llx %#llx %#llx %#llx", __bad,	\
@@ -348,6 +369,14 @@ static inline struct uvm_test_page_state uvm_state(uint64_t res, uint64_t rd,
 		       (unsigned long long)__want.mapped_atomic);		\
 	}									\
 } while (0)
+
+/* ASSERT that @npages pages at @addr all have state @want (managed memory). */
+#define ASSERT_RESIDENCY(dev, addr, npages, want) \
+	ASSERT_RESIDENCY_FLAGS(dev, addr, npages, 0, want)
+
+/* The same for pageable memory (UVM_TEST_RESIDENCY_PAGEABLE). */
+#define ASSERT_PAGEABLE(dev, addr, npages, want) \
+	ASSERT_RESIDENCY_FLAGS(dev, addr, npages, UVM_TEST_RESIDENCY_PAGEABLE, want)
 
 /* Launches */
 
@@ -1280,6 +1309,41 @@ static inline uint64_t uvm_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Pageable memory (HMM) */
+
+/* The module mirrors pageable memory into the GPUs (UVM_CAP_HMM_MIRROR). */
+static inline bool uvm_has_hmm(const struct uvm_dev *dev)
+{
+	return dev->ver.caps & UVM_CAP_HMM_MIRROR;
+}
+
+/* Pageable memory also migrates to device-private vidmem. */
+static inline bool uvm_has_device_private(const struct uvm_dev *dev)
+{
+	return dev->ver.caps & UVM_CAP_DEVICE_PRIVATE;
+}
+
+/*
+ * Anonymous private memory of @len bytes starting on a 2 MiB boundary (one
+ * HMM region per 2 MiB), with protection @prot; MAP_FAILED on error.
+ * Release it with munmap(p, len).
+ */
+static inline void *uvm_mmap_anon_aligned(uint64_t len, int prot)
+{
+	uint64_t slack = UVM_VA_BLOCK_SIZE;
+	uint8_t *r, *a;
+
+	r = mmap(NULL, len + slack, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return r;
+	a = (uint8_t *)(((uintptr_t)r + slack - 1) & ~(uintptr_t)(slack - 1));
+	if (a > r)
+		munmap(r, a - r);
+	if (r + len + slack > a + len)
+		munmap(a + len, (r + len + slack) - (a + len));
+	return a;
 }
 
 #endif /* _UVM_TEST_UTIL_H_ */

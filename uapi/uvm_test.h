@@ -127,15 +127,26 @@ struct uvm_test_page_state {
 
 #define UVM_TEST_RESIDENCY_MAX_PAGES	(1U << 16)
 
+/* struct uvm_test_residency::flags */
+#define UVM_TEST_RESIDENCY_PAGEABLE	(1U << 0)	/* report pageable memory too */
+
 /**
  * struct uvm_test_residency - UVM_TEST_IOC_RESIDENCY: per-page state
  * @address:	(in) page-aligned start
  * @length:	(in) page multiple, at most UVM_TEST_RESIDENCY_MAX_PAGES pages
  * @states_ptr:	(in) user array of length / page size struct uvm_test_page_state
- * @flags:	(in) must be zero
+ * @flags:	(in) UVM_TEST_RESIDENCY_PAGEABLE or 0
  * @pad:	must be zero
  *
- * Pages outside any managed range report all-zero state.
+ * Pages outside any managed range report all-zero state, unless
+ * UVM_TEST_RESIDENCY_PAGEABLE is given (needs UVM_CAP_HMM_MIRROR, else
+ * -EOPNOTSUPP): pages outside every allocation then report pageable memory
+ * as the CPU page tables and the GPUs' mirror see it.  Resident on the CPU
+ * when the CPU maps the page (mapped read by the CPU, write if its PTE is
+ * writable); resident on GPU g when the page is one of g's device-private
+ * pages (not mapped by the CPU then); mapped by each GPU that has a PTE for
+ * it (write and atomic together, as the CPU permits).  Unpopulated or
+ * unmapped pages are all zero.
  */
 struct uvm_test_residency {
 	__u64 address;

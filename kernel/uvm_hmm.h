@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Pageable memory (malloc, anonymous and file mmap, the stack) through HMM.
+ */
+#ifndef _UVM_HMM_H_
+#define _UVM_HMM_H_
+
+#include <linux/list.h>
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include "uvm.h"
+#include "uvm_hal.h"
+
+struct uvm_gpu;
+struct uvm_test_page_state;
+struct uvm_va_space;
+
+/**
+ * struct uvm_hmm_va_space - the pageable-memory state of a VA space
+ * @arm_lock:	serialises arming regions (interval notifier insertion) and
+ *		the registration of @mn; taken with no other lock held, above
+ *		mmap_lock (registration takes mmap_lock for write)
+ * @regions:	2 MiB regions of pageable memory the VA space has touched,
+ *		index address >> UVM_VA_BLOCK_SHIFT; stores use the xarray's
+ *		lock, lookups are lockless; entries live until the VA space is
+ *		freed
+ * @mn:		notifier whose release() tells us the mm is going away
+ * @mn_registered: @mn is registered; @arm_lock
+ * @mm_dead:	the mm's release() ran: no region is armed any more
+ * @chunks:	device-private vidmem chunks this VA space allocated
+ *		(uvm_hmm_devmem.c); uvm_hmm_devmem's lock
+ */
+struct uvm_hmm_va_space {
+	struct mutex arm_lock; /* region arming, @mn registration */
+	struct xarray regions;
+	struct mmu_notifier mn;
+	bool mn_registered;
+	bool mm_dead;
+	struct list_head chunks;
+};
+
+/* Operations of UVM_IOC_MIGRATE on pageable memory (values of UVM_MIGRATE_*). */
+#define UVM_HMM_PREFETCH	UVM_MIGRATE_PREFETCH
+#define UVM_HMM_DISCARD		UVM_MIGRATE_DISCARD
+
+#if IS_ENABLED(CONFIG_HMM_MIRROR)
+
+int uvm_hmm_init(void);
+void uvm_hmm_exit(void);
+u64 uvm_hmm_caps(void);
+
+void uvm_hmm_va_space_init(struct uvm_va_space *va_space);
+void uvm_hmm_va_space_destroy(struct uvm_va_space *va_space);
+
+void uvm_hmm_service_faults(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
+			    const struct uvm_fault_entry *faults, u32 count,
+			    struct uvm_fault_entry *fatal, u32 *nfatal);
+
+int uvm_hmm_check_range(struct uvm_va_space *va_space, u64 start, u64 end);
+int uvm_hmm_record_prefetch(struct uvm_va_space *va_space, u64 start, u64 end,
+			    const struct uvm_location *loc);
+struct uvm_location uvm_hmm_last_prefetch(struct uvm_va_space *va_space,
+					  u64 start, u64 end);
+int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
+		    const struct uvm_location *loc);
+int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
+		   u32 advice, const struct uvm_location *loc);
+int uvm_hmm_page_states(struct uvm_va_space *va_space, u64 start, u64 npages,
+			struct uvm_test_page_state *states);
+
+#else /* !CONFIG_HMM_MIRROR: pageable memory stays out of reach of the GPUs */
+
+static inline int uvm_hmm_init(void)
+{
+	return 0;
+}
+
+static inline void uvm_hmm_exit(void)
+{
+}
+
+static inline u64 uvm_hmm_caps(void)
+{
+	return 0;
+}
+
+static inline void uvm_hmm_va_space_init(struct uvm_va_space *va_space)
+{
+}
+
+static inline void uvm_hmm_va_space_destroy(struct uvm_va_space *va_space)
+{
+}
+
+static inline void uvm_hmm_service_faults(struct uvm_va_space *va_space,
+					  struct uvm_gpu *gpu,
+					  const struct uvm_fault_entry *faults,
+					  u32 count, struct uvm_fault_entry *fatal,
+					  u32 *nfatal)
+{
+	while (count--)
+		fatal[(*nfatal)++] = *faults++;
+}
+
+static inline int uvm_hmm_check_range(struct uvm_va_space *va_space, u64 start,
+				      u64 end)
+{
+	return -EINVAL;
+}
+
+static inline int uvm_hmm_record_prefetch(struct uvm_va_space *va_space,
+					  u64 start, u64 end,
+					  const struct uvm_location *loc)
+{
+	return -EINVAL;
+}
+
+static inline struct uvm_location uvm_hmm_last_prefetch(struct uvm_va_space *va_space,
+							u64 start, u64 end)
+{
+	return (struct uvm_location){};
+}
+
+static inline int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op,
+				  u64 start, u64 end,
+				  const struct uvm_location *loc)
+{
+	return -EINVAL;
+}
+
+static inline int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start,
+				 u64 end, u32 advice,
+				 const struct uvm_location *loc)
+{
+	return 0;
+}
+
+static inline int uvm_hmm_page_states(struct uvm_va_space *va_space, u64 start,
+				      u64 npages,
+				      struct uvm_test_page_state *states)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* CONFIG_HMM_MIRROR */
+
+#endif /* _UVM_HMM_H_ */

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * hmm_evict - device-private pages of pageable memory when vidmem is small.
+ *
+ * Run with vidmem_mb=8 (four 2 MiB chunks per GPU).  Pageable memory larger
+ * than vidmem is written and read by GPUs: the oldest chunks are evicted to
+ * system memory to make room, pages that find no room stay in system memory
+ * and are mapped there, and no byte is ever lost.  Needs device-private
+ * memory (the debug kernel); SKIPs elsewhere.
+ */
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "uvm_test_util.h"
+
+FIXTURE(evict) {
+	struct uvm_dev dev;
+	uint64_t ps;
+	uint64_t vidmem;	/* bytes of vidmem of GPU 0 */
+	uint64_t used0;		/* vidmem used before the test */
+};
+
+FIXTURE_SETUP(evict)
+{
+	struct uvm_ioc_gpu_info info;
+
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 1);
+	if (!uvm_has_device_private(&self->dev))
+		UVM_SKIP("no device-private memory: nothing to evict");
+	self->ps = self->dev.page_size;
+	ASSERT_EQ(0, uvm_gpu_info(self->dev.fd, 0, &info));
+	self->vidmem = info.vidmem_size;
+	self->used0 = info.vidmem_used;
+	if (self->vidmem > 16 * UVM_MIB)
+		UVM_SKIP("needs a small vidmem (vidmem_mb=8), GPU 0 has %llu MiB",
+			 (unsigned long long)(self->vidmem / UVM_MIB));
+}
+
+FIXTURE_TEARDOWN(evict)
+{
+	uvm_dev_teardown(&self->dev);
+}
+
+/* Pages of [p, +npages) resident on GPU @g, or -1 when the query fails. */
+static long gpu_resident_pages(int fd, const void *p, uint64_t npages, uint64_t ps,
+			       uint32_t g)
+{
+	struct uvm_test_page_state *st = calloc(npages, sizeof(*st));
+	long n = 0;
+	uint64_t i;
+
+	if (!st || uvm_residency_flags(fd, p, npages * ps, st, UVM_TEST_RESIDENCY_PAGEABLE)) {
+		free(st);
+		return -1;
+	}
+	for (i = 0; i < npages; i++)
+		n += !!(st[i].resident & UVM_GPU_BIT(g));
+	free(st);
+	return n;
+}
+
+/* Three times vidmem written by a GPU: all of it correct, vidmem never exceeded */
+TEST_F_TIMEOUT(evict, write_three_times_vidmem, 300)
+{
+	uint64_t len = 3 * self->vidmem, npages = len / self->ps;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	struct uvm_test_gpu_op op;
+	long on_gpu;
+
+	ASSERT_NE(MAP_FAILED, p);
+	op = uvm_op_pattern(p, len, 77);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 8, &op, 1, NULL));
+	ASSERT_GE(self->vidmem, uvm_vidmem_used(self->dev.fd, 0));
+	on_gpu = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
+	TH_LOG("%ld of %llu pages on GPU 0", on_gpu, (unsigned long long)npages);
+	ASSERT_LT(0, on_gpu);
+	ASSERT_GE((long)(self->vidmem / self->ps), on_gpu);
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p, len, 77));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_EQ(self->used0, uvm_vidmem_wait(self->dev.fd, 0, self->used0));
+}
+
+/* Reads cycling over twice vidmem return exact checksums every time */
+TEST_F_TIMEOUT(evict, read_cycles, 300)
+{
+	uint64_t len = 2 * self->vidmem;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	struct uvm_test_gpu_op op;
+	int round;
+
+	ASSERT_NE(MAP_FAILED, p);
+	uvm_random_fill(p, len, 5);
+	for (round = 0; round < 3; round++) {
+		op = uvm_op_read(p, len, 64, NULL);
+		ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 8, &op, 1, NULL));
+		ASSERT_EQ(uvm_checksum(p, p, len), op.checksum) TH_LOG("round %d", round);
+	}
+	ASSERT_GE(self->vidmem, uvm_vidmem_used(self->dev.fd, 0));
+	munmap(p, len);
+}
+
+/* A prefetch larger than vidmem succeeds: what fits moves, the rest is mapped */
+TEST_F_TIMEOUT(evict, prefetch_beyond_vidmem, 300)
+{
+	uint64_t len = 2 * self->vidmem, npages = len / self->ps, faults = 1;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	uint8_t *out = malloc(len), *ref = malloc(len);
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, ref);
+	uvm_random_fill(ref, len, 11);
+	memcpy(p, ref, len);
+	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, p, len, UVM_LOC_GPU(0)));
+	ASSERT_LT(0, gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0));
+	ASSERT_EQ(0, uvm_gpu_read(self->dev.fd, 0, p, len, out, &faults));
+	ASSERT_EQ(-1, uvm_memcmp_at(out, ref, len));
+	ASSERT_CPU_READ(p, len, ref);
+	free(out);
+	free(ref);
+	munmap(p, len);
+}
+
+/* Another VA space's pages are evicted to make room, and keep their bytes */
+TEST_F_TIMEOUT(evict, evicts_other_va_space, 300)
+{
+	uint64_t len = self->vidmem, npages = len / self->ps;
+	uint8_t *a = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	uint8_t *b = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	struct uvm_test_gpu_op op;
+	struct uvm_dev other;
+	long before, after;
+
+	ASSERT_NE(MAP_FAILED, a);
+	ASSERT_NE(MAP_FAILED, b);
+	uvm_dev_setup(&other, UVM_NEED_TEST_IOCTLS, 1);
+	op = uvm_op_pattern(a, len, 1);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 8, &op, 1, NULL));
+	before = gpu_resident_pages(self->dev.fd, a, npages, self->ps, 0);
+	op = uvm_op_pattern(b, len, 2);
+	ASSERT_EQ(0, uvm_launch(other.fd, 0, 8, &op, 1, NULL));
+	after = gpu_resident_pages(self->dev.fd, a, npages, self->ps, 0);
+	TH_LOG("VA space A: %ld pages on GPU 0 before, %ld after", before, after);
+	ASSERT_LT(after, before);
+	ASSERT_LT(0, gpu_resident_pages(other.fd, b, npages, self->ps, 0));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(a, len, 1));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(b, len, 2));
+	uvm_dev_teardown(&other);
+	munmap(a, len);
+	munmap(b, len);
+}
+
+/* Two GPUs each oversubscribed by the same buffer, in turns: data exact */
+TEST_F_TIMEOUT(evict, two_gpus_ping_pong, 300)
+{
+	uint64_t len = 2 * self->vidmem;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	struct uvm_test_gpu_op op;
+	int round;
+
+	if (self->dev.num_gpus < 2)
+		UVM_SKIP("needs 2 GPUs");
+	ASSERT_NE(MAP_FAILED, p);
+	for (round = 0; round < 4; round++) {
+		op = uvm_op_pattern(p, len, 100 + round);
+		ASSERT_EQ(0, uvm_launch(self->dev.fd, round % 2, 8, &op, 1, NULL));
+		op = uvm_op_read(p, len, 64, NULL);
+		ASSERT_EQ(0, uvm_launch(self->dev.fd, (round + 1) % 2, 8, &op, 1, NULL));
+		ASSERT_EQ(uvm_pattern_checksum(p, len, 100 + round), op.checksum);
+	}
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p, len, 103));
+	munmap(p, len);
+}
+
+TEST_HARNESS_MAIN
