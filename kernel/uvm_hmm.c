@@ -559,11 +559,22 @@ static void __uvm_hmm_write_ptes(struct uvm_hmm_ctx *ctx,
 	gvs = uvm_va_space_gpu_va_space(region->va_space, gpu);
 	ret = uvm_hmm_should_fail() ? -ENOMEM :
 	      gpu->ops->map(gvs, uvm_hmm_page_addr(region, first), ctx->ptes, n, prot);
+	if (ret) {
+		/* A failed map may have written some PTEs: remove the run. */
+		gpu->ops->unmap(gvs, uvm_hmm_page_addr(region, first), n);
+		gpu->ops->tlb_invalidate(gvs, uvm_hmm_page_addr(region, first),
+					 (u64)n << PAGE_SHIFT);
+	}
 	for (i = 0; i < n; i++) {
 		page = first + i;
 		if (ret) {
 			if (ctx->ptes[i].aperture == UVM_APERTURE_SYS)
 				gpu->ops->sysmem_unmap(gpu, ctx->ptes[i].addr);
+			if (uvm_page_mask_test(&gs->sys, page))
+				gpu->ops->sysmem_unmap(gpu, gs->dma[page]);
+			uvm_page_mask_clear(&gs->sys, page);
+			uvm_page_mask_clear(&gs->mapped, page);
+			uvm_page_mask_clear(&gs->mapped_write, page);
 			uvm_page_mask_set(failed, page);
 			continue;
 		}
