@@ -1398,7 +1398,11 @@ TEST_F(hostreg, unregister_enoent)
 	ASSERT_PINS_BACK(self);
 }
 
-/* After unregistering, both GPUs' accesses are fatal; the CPU keeps the last bytes written */
+/*
+ * After unregistering, the CPU keeps the last bytes written. Without HMM both
+ * GPUs' accesses are fatal; with HMM the range is ordinary pageable memory
+ * again, which the GPUs reach through the mirror (and see the CPU's bytes).
+ */
 TEST_F(hostreg, gpu_access_after_unregister)
 {
 	uint64_t len = 3 * self->ps;
@@ -1408,8 +1412,20 @@ TEST_F(hostreg, gpu_access_after_unregister)
 	ASSERT_EQ(0, gpu_store(self->dev.fd, 0, self->mem, len, self->out, NULL));
 	ASSERT_EQ(0, gpu_load(self->dev.fd, 1, self->mem, len, self->ref, NULL));
 	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, self->mem));
-	ASSERT_EQ(0, gpu_fatal(self->dev.fd, 0, self->mem, UVM_TEST_OP_READ));
-	ASSERT_EQ(0, gpu_fatal(self->dev.fd, 1, self->mem + 2 * self->ps, UVM_TEST_OP_WRITE));
+	self->mem[5] ^= 0xff;
+	self->out[5] ^= 0xff;
+	if (uvm_has_hmm(&self->dev)) {
+		memset(self->ref, 0, len);
+		ASSERT_EQ(0, gpu_load(self->dev.fd, 0, self->mem, len, self->ref, NULL));
+		ASSERT_BYTES(self->ref, self->out, len);
+		ASSERT_EQ(0, gpu_load(self->dev.fd, 1, self->mem + 2 * self->ps,
+				      self->ps, self->ref, NULL));
+		ASSERT_BYTES(self->ref, self->out + 2 * self->ps, self->ps);
+	} else {
+		ASSERT_EQ(0, gpu_fatal(self->dev.fd, 0, self->mem, UVM_TEST_OP_READ));
+		ASSERT_EQ(0, gpu_fatal(self->dev.fd, 1, self->mem + 2 * self->ps,
+				       UVM_TEST_OP_WRITE));
+	}
 	ASSERT_BYTES(self->mem, self->out, len);
 	ASSERT_PINS_BACK(self);
 }
@@ -1432,9 +1448,18 @@ TEST_F(hostreg, shared_page)
 	ASSERT_BYTES(a, self->ref + 4096, alen);
 	ASSERT_BYTES(b, self->ref + 8192, blen);
 	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, a));
-	/* a's bytes are gone for GPU 0 (before b maps the page there). */
-	ASSERT_EQ(0, gpu_fatal(self->dev.fd, 0, a, UVM_TEST_OP_READ));
-	ASSERT_EQ(0, gpu_fatal(self->dev.fd, 0, a + 64, UVM_TEST_OP_WRITE));
+	/*
+	 * a's registration is gone for GPU 0 (before b maps the page there):
+	 * fatal without HMM; with HMM GPU 0 reaches a through the mirror.
+	 */
+	if (uvm_has_hmm(&self->dev)) {
+		memset(self->out, 0, alen);
+		ASSERT_EQ(0, gpu_load(self->dev.fd, 0, a, alen, self->out, NULL));
+		ASSERT_BYTES(self->out, self->ref + 4096, alen);
+	} else {
+		ASSERT_EQ(0, gpu_fatal(self->dev.fd, 0, a, UVM_TEST_OP_READ));
+		ASSERT_EQ(0, gpu_fatal(self->dev.fd, 0, a + 64, UVM_TEST_OP_WRITE));
+	}
 	/* b works on both GPUs, in the shared page and beyond. */
 	memset(self->out, 0, blen);
 	ASSERT_EQ(0, gpu_load(self->dev.fd, 0, b, blen, self->out, NULL));
