@@ -10,7 +10,10 @@
  * away while registered.  Every GPU can then access those bytes at the same
  * addresses: the first access of a GPU faults and the servicer maps the
  * pinned page (system memory aperture, read-only for READ_ONLY
- * registrations; a write there is a fatal fault).
+ * registrations; a write there is a fatal fault).  A READ_ONLY registration
+ * of a writable mapping still pins for writing, breaking copy-on-write
+ * (the zero page of memory never written, say) so that the GPUs see the
+ * pages the CPU goes on writing.
  *
  * The range is the exact bytes registered: two registrations may share a
  * page but not a byte.  Overlapping a registered byte is -EEXIST, managed or
@@ -151,6 +154,72 @@ static int uvm_host_range_check_free(struct uvm_va_space *va_space, u64 start,
 	return 0;
 }
 
+/*
+ * Whether a read-only registration must still pin the pages at @addr for
+ * writing: in a writable mapping the pages the CPU will write are not yet
+ * the ones a read pin finds (the zero page, a page shared copy-on-write),
+ * so the pin breaks COW first, as the CPU's next write would.  Return: the
+ * number of bytes from @addr in the same mapping, 0 past every mapping.
+ */
+static u64 uvm_host_range_pin_mode(u64 addr, u64 end, bool *write)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	u64 len = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return 0;
+	vma = vma_lookup(mm, addr);
+	if (vma) {
+		*write = vma->vm_flags & VM_WRITE;
+		len = min_t(u64, vma->vm_end, end) - addr;
+	}
+	mmap_read_unlock(mm);
+	return len;
+}
+
+/*
+ * Pins every page of @host: for writing unless the registration is
+ * read-only, and then still for writing in writable mappings (see above).
+ * Return: 0, or what pinning failed with (-EFAULT: a page is not mapped or
+ * not accessible; -ENOMEM; -EINTR); nothing stays pinned on failure.
+ */
+static int uvm_host_range_pin(struct uvm_va_range_host *host)
+{
+	u64 addr = host->first, end = host->first + (host->npages << PAGE_SHIFT);
+	unsigned long done = 0;
+	bool write = true;
+	long pinned;
+
+	while (done < host->npages) {
+		unsigned long nr = host->npages - done;
+
+		if (host->read_only) {
+			u64 len = uvm_host_range_pin_mode(addr, end, &write);
+
+			if (!len) {
+				pinned = fatal_signal_pending(current) ? -EINTR : -EFAULT;
+				goto err;
+			}
+			nr = len >> PAGE_SHIFT;
+		}
+		pinned = pin_user_pages_fast(addr, nr,
+					     FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
+					     host->pages + done);
+		if (pinned <= 0) {
+			pinned = pinned ? pinned : -EFAULT;
+			goto err;
+		}
+		done += pinned;
+		addr += (u64)pinned << PAGE_SHIFT;
+	}
+	return 0;
+
+err:
+	unpin_user_pages(host->pages, done);
+	return (int)pinned;
+}
+
 /**
  * uvm_ioc_host_register() - UVM_IOC_HOST_REGISTER
  * @va_space:	the VA space
@@ -164,7 +233,6 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 	u64 start = args->address, end = args->address + args->length;
 	struct uvm_va_range *range;
 	struct uvm_va_range_host *host;
-	long pinned;
 	int ret;
 
 	if ((args->flags & ~UVM_HOST_REGISTER_READ_ONLY) || args->pad ||
@@ -197,15 +265,9 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 		goto err_free_range;
 	}
 
-	pinned = pin_user_pages_fast(host->first, host->npages,
-				     FOLL_LONGTERM | (host->read_only ? 0 : FOLL_WRITE),
-				     host->pages);
-	if (pinned != host->npages) {
-		if (pinned > 0)
-			unpin_user_pages(host->pages, pinned);
-		ret = pinned < 0 && pinned != -EFAULT ? (int)pinned : -EFAULT;
+	ret = uvm_host_range_pin(host);
+	if (ret)
 		goto err_free_pages;
-	}
 
 	/* Checked again: the ranges may have changed while pinning. */
 	down_write(&va_space->lock);

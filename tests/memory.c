@@ -262,6 +262,11 @@ FIXTURE_VARIANT_ADD(dev_size, straddle) { .pages = 2, .skew_pages = 511, .gpu = 
 FIXTURE_VARIANT_ADD(dev_size, two_mib_unaligned) { .pages = 512, .skew_pages = 3, .gpu = 0 };
 /* 3 MiB + 5 pages + 1 byte from the middle of a block: three chunks */
 FIXTURE_VARIANT_ADD(dev_size, multi) { .pages = 773, .extra = 1, .skew_pages = 300, .gpu = 1 };
+/*
+ * Over 8 MiB, page-table-node aligned: GPU unmaps clear more PTEs than one
+ * lock hold covers, and a hold ends on a page table node it empties
+ */
+FIXTURE_VARIANT_ADD(dev_size, big) { .pages = 2125, .extra = 9, .skew_pages = 128, .gpu = 1 };
 
 FIXTURE_SETUP(dev_size)
 {
@@ -308,6 +313,30 @@ TEST_F(dev_size, vidmem_accounting)
 	ASSERT_EQ(0, munmap(self->p, self->len));
 	self->p = NULL;
 	ASSERT_EQ(0ULL, uvm_vidmem_wait(self->dev.fd, variant->gpu, 0));
+}
+
+/* munmap removes every GPU's PTEs: any page, mapped before, is a fatal fault after */
+TEST_F(dev_size, unmap_clears_ptes)
+{
+	uint64_t npages = self->mapped / self->ps;
+	uint64_t probe[] = { 0, npages / 2, npages - 1, 1023, 1024, 1025, 2047, 2048 };
+	uint32_t g;
+	size_t i;
+
+	for (g = 0; g < 2; g++)
+		ASSERT_EQ(0, gpu_store(self->dev.fd, g, self->p, self->mapped, self->ref, NULL));
+	ASSERT_EQ(0, munmap(self->p, self->len));
+	for (g = 0; g < 2; g++) {
+		for (i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
+			if (probe[i] >= npages)
+				continue;
+			ASSERT_EQ(0, gpu_fatal(self->dev.fd, g, self->p + probe[i] * self->ps,
+					       UVM_TEST_OP_READ)) {
+				TH_LOG("GPU %u, page %llu", g, (unsigned long long)probe[i]);
+			}
+		}
+	}
+	self->p = NULL;
 }
 
 /* Every byte reads as zero on the owner and on the peer; faults: one per 2 MiB region */
@@ -1286,6 +1315,41 @@ TEST_F(hostreg, read_only)
 	ASSERT_EQ(0, gpu_load(self->dev.fd, 1, self->mem, 2 * self->ps, self->out, NULL));
 	ASSERT_BYTES(self->out, self->ref, 2 * self->ps);
 	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, self->mem));
+	ASSERT_PINS_BACK(self);
+}
+
+/*
+ * READ_ONLY of memory never written (the zero page behind it) in writable
+ * and read-only mappings: the GPUs see what the CPU writes afterwards
+ */
+TEST_F(hostreg, read_only_never_written)
+{
+	uint64_t ps = self->ps, len = 4 * ps;
+	uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t g;
+
+	ASSERT_NE(MAP_FAILED, m);
+	/* Three mappings: writable, read-only, writable. */
+	ASSERT_EQ(0, mprotect(m + ps, ps, PROT_READ));
+	ASSERT_EQ(0, uvm_host_register(self->dev.fd, m + 8, len - 16,
+				       UVM_HOST_REGISTER_READ_ONLY, NULL));
+	memset(self->ref, 0, len);
+	uvm_random_fill(self->ref, ps, 0x71);
+	uvm_random_fill(self->ref + 2 * ps, 2 * ps, 0x72);
+	memcpy(m, self->ref, ps);
+	memcpy(m + 2 * ps, self->ref + 2 * ps, 2 * ps);
+	for (g = 0; g < 2; g++) {
+		memset(self->out, 0xee, len);
+		ASSERT_EQ(0, gpu_load(self->dev.fd, g, m + 8, len - 16, self->out, NULL));
+		ASSERT_BYTES(self->out, self->ref + 8, len - 16);
+	}
+	/* Still coherent on a later CPU write to a mapped page. */
+	m[3 * ps + 5] ^= 0x5a;
+	self->ref[3 * ps + 5] ^= 0x5a;
+	ASSERT_EQ(0, gpu_load(self->dev.fd, 0, m + 3 * ps, 64, self->out, NULL));
+	ASSERT_BYTES(self->out, self->ref + 3 * ps, 64);
+	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, m + 8));
+	ASSERT_EQ(0, munmap(m, len));
 	ASSERT_PINS_BACK(self);
 }
 

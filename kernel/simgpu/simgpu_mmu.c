@@ -228,9 +228,17 @@ void simgpu_mmu_unmap(struct uvm_gpu_va_space *gvs, u64 va, u32 npages)
 	xas_for_each(&xas, entry, first + npages - 1) {
 		xas_store(&xas, NULL);
 		if (++batch % SIMGPU_UNMAP_BATCH == 0) {
-			xas_pause(&xas);
+			/*
+			 * Not xas_pause(): the store may have freed the
+			 * node, leaving @xas on an ancestor, from which a
+			 * pause would step over live entries.  Restart at
+			 * the next index instead.
+			 */
+			unsigned long next = xas.xa_index + 1;
+
 			xas_unlock(&xas);
 			xas_lock(&xas);
+			xas_set(&xas, next);
 		}
 	}
 	xas_unlock(&xas);
