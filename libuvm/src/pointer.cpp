@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pointer.cpp - cuPointerGetAttribute(s), cuPointerSetAttribute.
+ *
+ * Answered from the allocation table (the buffer id is the driver's, from
+ * UVM_IOC_POINTER_INFO).  Widths and values are NVIDIA's for managed memory
+ * (tests/real-driver/results/probe_mem.txt): 4-byte booleans and enums,
+ * 8-byte pointers, sizes and ids; CU_MEMORYTYPE_DEVICE for managed memory;
+ * P2P tokens {0, VA space token}; ACCESS_FLAGS read-write; MAPPING_SIZE the
+ * whole mapping.  For a pointer of no allocation, cuPointerGetAttribute
+ * fails and cuPointerGetAttributes returns NVIDIA's defaults (the host
+ * pointer is the pointer itself, the device ordinal CU_DEVICE_INVALID, the
+ * range start and size are not written).
+ */
+#include <cstring>
+#include <unistd.h>
+
+#include "internal.h"
+
+namespace uvm {
+namespace {
+
+void put32(void *data, uint32_t v)
+{
+	std::memcpy(data, &v, sizeof(v));
+}
+
+void put64(void *data, uint64_t v)
+{
+	std::memcpy(data, &v, sizeof(v));
+}
+
+/* A token naming this process's VA space for nv-p2p style consumers. */
+uint32_t va_space_token()
+{
+	return static_cast<uint32_t>(getpid()) & 0xffff;
+}
+
+/**
+ * attribute_of() - one attribute of an allocation
+ * @a:		the allocation (State::mu held)
+ * @ptr:	the pointer asked about
+ * @attr:	CU_POINTER_ATTRIBUTE_*
+ * @data:	where to write
+ *
+ * Return: CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE for an attribute this
+ * memory does not have.
+ */
+CUresult attribute_of(Allocation *a, uint64_t ptr, int attr, void *data)
+{
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		put64(data, reinterpret_cast<uintptr_t>(to_handle(a->ctx)));
+		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		put32(data, CU_MEMORYTYPE_DEVICE);
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		put64(data, ptr);
+		break;
+	case CU_POINTER_ATTRIBUTE_P2P_TOKENS: {
+		auto *t = static_cast<CUDA_POINTER_ATTRIBUTE_P2P_TOKENS *>(data);
+
+		/* Field by field: NVIDIA writes 12 bytes, not the padding. */
+		put64(&t->p2pToken, 0);
+		put32(&t->vaSpaceToken, va_space_token());
+		a->sync_memops = true;
+		break;
+	}
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		put32(data, a->sync_memops);
+		break;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+		put64(data, a->buffer_id);
+		break;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		put32(data, 1);
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		put32(data, static_cast<uint32_t>(a->ctx->device));
+		break;
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		put32(data, 0);
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		put64(data, a->base);
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		put64(data, a->size);
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+		put64(data, a->map_size);
+		break;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		put64(data, 0);
+		break;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		put32(data, 3);	/* CU_MEM_ACCESS_FLAGS_PROT_READWRITE */
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* cuPointerGetAttributes' answer for memory that is no allocation. */
+CUresult default_attribute(uint64_t ptr, int attr, void *data)
+{
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		put64(data, ptr);
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		put32(data, static_cast<uint32_t>(CU_DEVICE_INVALID));
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		break;	/* not written */
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		put32(data, 0);
+		break;
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+		put64(data, 0);
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+} // namespace
+} // namespace uvm
+
+using namespace uvm;
+
+extern "C" CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+					  CUdeviceptr ptr) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		if (!data)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::lock_guard<std::mutex> lock(state().mu);
+		Allocation *a = find_allocation(ptr);
+		if (!a)
+			return CUDA_ERROR_INVALID_VALUE;
+		return attribute_of(a, ptr, attribute, data);
+	});
+}
+
+extern "C" CUresult cuPointerGetAttributes(unsigned int numAttributes,
+					   CUpointer_attribute *attributes, void **data,
+					   CUdeviceptr ptr) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		if (!numAttributes || !attributes || !data)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::lock_guard<std::mutex> lock(state().mu);
+		Allocation *a = find_allocation(ptr);
+		/* In order; a bad entry stops the call, the ones before it
+		 * are written (probe_mem.txt "pas.p2p"). */
+		for (unsigned int i = 0; i < numAttributes; i++) {
+			int attr = attributes[i];
+
+			if (!data[i] || attr == CU_POINTER_ATTRIBUTE_P2P_TOKENS)
+				return CUDA_ERROR_INVALID_VALUE;
+			CUresult r = a ? attribute_of(a, ptr, attr, data[i]) :
+					 default_attribute(ptr, attr, data[i]);
+			if (r)
+				return r;
+		}
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute,
+					  CUdeviceptr ptr) noexcept
+{
+	return guard([&]() -> CUresult {
+		unsigned int v;
+
+		if (CUresult r = check_init())
+			return r;
+		if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::lock_guard<std::mutex> lock(state().mu);
+		Allocation *a = find_allocation(ptr);
+		if (!a)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::memcpy(&v, value, sizeof(v));
+		/* No synchronous memory operation is ever pending: libuvm has
+		 * none yet (no cuMemcpy/cuMemset), so there is nothing to wait
+		 * for. */
+		a->sync_memops = v != 0;
+		return CUDA_SUCCESS;
+	});
+}
