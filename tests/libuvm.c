@@ -389,7 +389,7 @@ TEST_F(lib, events)
 
 /* Stream order across streams: a prefetch, an event, a launch on another
  * stream that waits for it finds the data where the prefetch put it. */
-TEST_F(lib, stream_order)
+TEST_F_TIMEOUT(lib, stream_order, 300)
 {
 	const size_t size = 4 * MIB;
 	CUdeviceptr p = managed(size);
@@ -422,7 +422,7 @@ TEST_F(lib, stream_order)
 }
 
 /* The legacy stream waits for the blocking streams, not the others. */
-TEST_F(lib, legacy_stream)
+TEST_F_TIMEOUT(lib, legacy_stream, 300)
 {
 	const size_t size = 2 * MIB;
 	CUdeviceptr p = managed(size);
@@ -443,7 +443,7 @@ TEST_F(lib, legacy_stream)
 
 /* An asynchronous failure (vidmem exhausted: no eviction yet) is reported
  * by the stream's synchronisation, once, and not to another stream. */
-TEST_F(lib, async_error)
+TEST_F_TIMEOUT(lib, async_error, 300)
 {
 	struct uvm_ioc_version ver;
 	struct uvm_ioc_gpu_info gi;
@@ -488,7 +488,7 @@ TEST_F(lib, alloc_arguments)
 
 /* Fresh managed memory: 2 MiB aligned, zero, usable by the CPU, its own
  * buffer id (PA-07), its size (not rounded) in every answer. */
-TEST_F(lib, alloc)
+TEST_F_TIMEOUT(lib, alloc, 300)
 {
 	CUdeviceptr p = managed(1000), q = managed(3 * MIB), b = 0;
 	unsigned long long id1 = 0, id2 = 0, id3 = 0, msize = 0;
@@ -541,7 +541,7 @@ TEST_F(lib, free)
 
 /* cuMemFree of memory with queued prefetches waits for them (MM-12): no
  * error surfaces later. */
-TEST_F(lib, free_with_queued_prefetch)
+TEST_F_TIMEOUT(lib, free_with_queued_prefetch, 300)
 {
 	const size_t size = 16 * MIB;
 	CUdeviceptr p = managed(size);
@@ -556,7 +556,7 @@ TEST_F(lib, free_with_queued_prefetch)
 }
 
 /* cuMemGetInfo: the context's GPU; free memory falls as vidmem fills. */
-TEST_F(lib, mem_get_info)
+TEST_F_TIMEOUT(lib, mem_get_info, 300)
 {
 	struct uvm_ioc_version ver;
 	struct uvm_ioc_gpu_info gi;
@@ -714,7 +714,7 @@ TEST_F(lib, advise_effects)
 
 /* Read-mostly through GPU launches: reads duplicate, a write collapses
  * (RD-01, RD-02), data stays right. */
-TEST_F(lib, read_mostly)
+TEST_F_TIMEOUT(lib, read_mostly, 300)
 {
 	const size_t size = 2 * MIB;
 	CUdeviceptr p = managed(size);
@@ -806,7 +806,7 @@ TEST_F(lib, prefetch_arguments)
 /* Data moves where asked, populating untouched pages (PF-13), whole pages
  * of an unaligned range (PF-11); LAST_PREFETCH_LOCATION is the request, at
  * once (PF-17), and names what the caller named (RA-13). */
-TEST_F(lib, prefetch_moves)
+TEST_F_TIMEOUT(lib, prefetch_moves, 300)
 {
 	const size_t size = 4 * MIB;
 	CUdeviceptr p = managed(size), fresh = managed(2 * MIB);
@@ -945,7 +945,7 @@ TEST_F(lib, batch_arguments)
 /* The location grouping of the documents' example (BT-07): ops 0-3 to one
  * place, 4-9 to another; CUDA's reading of non-increasing indices; the ops
  * before a bad range run (NVIDIA's driver: probe_prefetch "r2.atomic"). */
-TEST_F(lib, batch_grouping)
+TEST_F_TIMEOUT(lib, batch_grouping, 300)
 {
 	CUdeviceptr a = managed(10 * MIB), d[10], f = managed(PAGE);
 	size_t sz[10], idx[3] = { 0, 4 }, odd[3] = { 0, 5, 3 };
@@ -983,7 +983,7 @@ TEST_F(lib, batch_grouping)
 /* Discard drops contents (reads return zeros here: never stale data,
  * DS-01), a write afterwards sticks (DS-02), the last prefetch location is
  * kept; discard-and-prefetch populates the destination (DS-08). */
-TEST_F(lib, discard)
+TEST_F_TIMEOUT(lib, discard, 300)
 {
 	const size_t size = 4 * MIB;
 	CUdeviceptr a = managed(size);
@@ -1429,7 +1429,7 @@ static void *worker(void *arg)
 }
 
 /* Many threads allocate, advise, prefetch and free at once (XC-06). */
-TEST_F(lib, threads)
+TEST_F_TIMEOUT(lib, threads, 300)
 {
 	struct worker w[8];
 	pthread_t t[8];
@@ -1450,7 +1450,7 @@ TEST_F(lib, threads)
 
 /* Launch arguments, fatal faults as CUDA_ERROR_ILLEGAL_ADDRESS, residency
  * and counters. */
-TEST_F(lib, sim)
+TEST_F_TIMEOUT(lib, sim, 300)
 {
 	CUdeviceptr p = managed(2 * MIB);
 	unsigned long long c[64];
