@@ -151,8 +151,10 @@ static void uvm_fault_add_fatal(struct uvm_fault_service *svc,
  * @first:	index of the block's first fault in entries
  * @end:	index after its last
  *
- * Faults outside managed ranges, and all of the block's faults when the
- * block cannot be serviced, are added to the fatal list.
+ * Faults on device and registered host memory map their fixed pages; faults
+ * on managed memory are serviced together through the block.  Faults outside
+ * any allocation, and all of the block's managed faults when the block
+ * cannot be serviced, are added to the fatal list.
  */
 static void uvm_fault_service_block(struct uvm_gpu *gpu,
 				    struct uvm_fault_service *svc,
@@ -167,8 +169,17 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 
 	memset(req, 0, sizeof(*req));
 	for (i = first; i < end; i++) {
-		if (!uvm_va_range_find(va_space, e[i].va)) {
+		struct uvm_va_range *range = uvm_va_range_find(va_space, e[i].va);
+
+		if (!range) {
 			uvm_fault_add_fatal(svc, &e[i]);
+			continue;
+		}
+		if (range->kind != UVM_RANGE_MANAGED) {
+			/* Device and host memory: fixed pages, just map them. */
+			if (uvm_va_range_service_fault(va_space, range, gpu,
+						       e[i].va, e[i].access))
+				uvm_fault_add_fatal(svc, &e[i]);
 			continue;
 		}
 		page = (e[i].va & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
@@ -186,18 +197,24 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 	if (IS_ERR(block)) {
 		ret = PTR_ERR(block);
 	} else {
-		mutex_lock(&block->lock);
-		ret = uvm_va_block_service_gpu_faults(block, svc->ctx, gpu, req);
-		mutex_unlock(&block->lock);
+		/* A full GPU: evict with the block lock dropped, then retry. */
+		do {
+			mutex_lock(&block->lock);
+			ret = uvm_va_block_service_gpu_faults(block, svc->ctx, gpu, req);
+			mutex_unlock(&block->lock);
+		} while (uvm_va_block_oom_evict(svc->ctx, va_space, &ret));
 	}
 	if (!ret)
 		return;
 
 	pr_info_ratelimited("GPU %u: cannot service faults at 0x%llx: %d\n",
 			    gpu->index, e[first].va & ~(UVM_VA_BLOCK_SIZE - 1), ret);
-	for (i = first; i < end; i++)
-		if (uvm_va_range_find(va_space, e[i].va))
+	for (i = first; i < end; i++) {
+		struct uvm_va_range *range = uvm_va_range_find(va_space, e[i].va);
+
+		if (range && range->kind == UVM_RANGE_MANAGED)
 			uvm_fault_add_fatal(svc, &e[i]);
+	}
 }
 
 /**

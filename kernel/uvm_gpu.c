@@ -59,8 +59,7 @@ struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
 	gpu->props = *props;
 	strscpy(gpu->name, props->name ? props->name : "GPU", sizeof(gpu->name));
 	gpu->props.name = gpu->name;
-	spin_lock_init(&gpu->pmm.lock);
-	gpu->pmm.total_chunks = props->vidmem_size >> UVM_VA_BLOCK_SHIFT;
+	uvm_pmm_init(&gpu->pmm, props->vidmem_size >> UVM_VA_BLOCK_SHIFT);
 	xa_init_flags(&gpu->instances, XA_FLAGS_ALLOC1);
 
 	ret = uvm_fault_gpu_init(gpu);
@@ -225,6 +224,7 @@ UVM_GPU_COUNTER_ATTR(fatal_faults, UVM_GPU_FATAL_FAULTS);
 UVM_GPU_COUNTER_ATTR(fault_overflows, UVM_GPU_FAULT_OVERFLOWS);
 UVM_GPU_COUNTER_ATTR(pages_in, UVM_GPU_PAGES_IN);
 UVM_GPU_COUNTER_ATTR(pages_out, UVM_GPU_PAGES_OUT);
+UVM_GPU_COUNTER_ATTR(evictions, UVM_GPU_EVICTIONS);
 
 static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_name.attr,
@@ -240,6 +240,7 @@ static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_fault_overflows.attr.attr,
 	&uvm_gpu_attr_pages_in.attr.attr,
 	&uvm_gpu_attr_pages_out.attr.attr,
+	&uvm_gpu_attr_evictions.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uvm_gpu);

@@ -14,6 +14,7 @@
 
 #include "uvm.h"
 #include "uvm_hal.h"
+#include "uvm_pmm.h"
 
 struct uvm_fault_service;
 
@@ -27,19 +28,8 @@ enum uvm_gpu_counter {
 	UVM_GPU_FAULT_OVERFLOWS,
 	UVM_GPU_PAGES_IN,	/* pages copied into this GPU's vidmem */
 	UVM_GPU_PAGES_OUT,	/* pages copied out of this GPU's vidmem */
+	UVM_GPU_EVICTIONS,	/* chunks evicted to make room */
 	UVM_GPU_COUNTER_COUNT,
-};
-
-/**
- * struct uvm_pmm - vidmem usage of a GPU
- * @lock:	protects @used_chunks; a leaf lock
- * @used_chunks: 2 MiB chunks allocated by the core
- * @total_chunks: vidmem size in chunks
- */
-struct uvm_pmm {
-	spinlock_t lock; /* protects used_chunks */
-	u64 used_chunks;
-	u64 total_chunks;
 };
 
 /**
@@ -49,7 +39,7 @@ struct uvm_pmm {
  * @hw:		backend private data
  * @props:	what the backend told us (name points to @name)
  * @name:	copy of the marketing name
- * @pmm:	vidmem usage
+ * @pmm:	vidmem chunks, usage and eviction order
  * @instances:	instance id -> struct uvm_gpu_va_space, for fault servicing;
  *		xarray lock; readers use RCU
  * @instance_next: cyclic allocation cursor of @instances; xarray lock
@@ -98,9 +88,5 @@ static inline void uvm_gpu_count_event(struct uvm_gpu *gpu,
 int uvm_gpu_sysfs_add_all(struct kobject *parent);
 void uvm_gpu_sysfs_remove_all(void);
 void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info);
-
-int uvm_pmm_alloc_chunk(struct uvm_gpu *gpu, u64 *addr);
-void uvm_pmm_free_chunk(struct uvm_gpu *gpu, u64 addr);
-u64 uvm_pmm_used_bytes(struct uvm_gpu *gpu);
 
 #endif /* _UVM_GPU_H_ */

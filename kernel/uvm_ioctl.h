@@ -35,20 +35,29 @@ struct uvm_ioctl_desc {
 /* First command number of the test ioctls (uvm_test.h). */
 #define UVM_TEST_IOC_BASE	0x80
 
-/* A table entry, at index _IOC_NR(_cmd) - _base. */
-#define UVM_IOCTL(_base, _cmd, _handler, _flags)			\
-	[_IOC_NR(_cmd) - (_base)] = {					\
-		.cmd = _cmd, .handler = _handler, .flags = _flags,	\
-		.name = #_cmd,						\
-	}
+/*
+ * A table entry.  Tables list their commands in number order without gaps,
+ * from their base: entry i is command number base + i
+ * (uvm_ioctl_table_check() verifies it at load).
+ */
+#define UVM_IOCTL(_cmd, _handler, _flags)				\
+	{ .cmd = _cmd, .handler = _handler, .flags = _flags, .name = #_cmd }
 
+int uvm_ioctl_table_check(const struct uvm_ioctl_desc *table, unsigned int count,
+			  unsigned int base);
 long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
 			unsigned int base, struct uvm_va_space *va_space,
 			unsigned int cmd, unsigned long arg);
 #ifdef CONFIG_UVM_TEST
 long uvm_test_ioctl(struct uvm_va_space *va_space, unsigned int cmd,
 		    unsigned long arg);
+int uvm_test_ioctl_check(void);
 #else
+static inline int uvm_test_ioctl_check(void)
+{
+	return 0;
+}
+
 static inline long uvm_test_ioctl(struct uvm_va_space *va_space,
 				  unsigned int cmd, unsigned long arg)
 {

@@ -16,7 +16,9 @@
  *    that look things up.  Write: creating and destroying ranges (mmap,
  *    vm_ops->close) and freeing blocks.
  * 3. ``uvm_va_block.lock`` (mutex): all residency and mapping state of one
- *    2 MiB VA block.  Never two blocks at once.
+ *    2 MiB VA block.  One block at a time, except a copy between two managed
+ *    blocks (uvm_copy.c), which locks the lower address first and the other
+ *    with mutex_lock_nested(SINGLE_DEPTH_NESTING).
  * 4. Kernel locks taken inside block operations: ``i_mmap_rwsem`` of the VA
  *    space's address_space (unmap_mapping_range()), page-table locks
  *    (vmf_insert_pfn_prot()), the page allocator.

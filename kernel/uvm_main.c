@@ -18,7 +18,12 @@
  * - uvm_va_block_service.c: what faults, prefetches, discards and advice do
  *   to a block, by policy;
  * - uvm_va_policy.c: advice by address range, ADVISE and RANGE_QUERY;
- * - uvm_migrate.c: prefetch/discard batches, fences;
+ * - uvm_migrate.c: prefetch/discard batches;
+ * - uvm_queue.c: the ordered job queue of a VA space, fences;
+ * - uvm_ce.c: batches of copy-engine operations;
+ * - uvm_device_range.c, uvm_host_range.c: device memory, registered host
+ *   memory;
+ * - uvm_copy.c: copies and memsets through the copy engines;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
@@ -31,16 +36,19 @@
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
 #include "simgpu/simgpu.h"
+#include "uvm_copy.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
 #include "uvm_migrate.h"
+#include "uvm_queue.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -56,6 +64,10 @@ static_assert(sizeof(struct uvm_ioc_migrate) == 80);
 static_assert(sizeof(struct uvm_ioc_fence_wait) == 24);
 static_assert(sizeof(struct uvm_ioc_range_query) == 64);
 static_assert(sizeof(struct uvm_ioc_pointer_info) == 56);
+static_assert(sizeof(struct uvm_ioc_host_register) == 48);
+static_assert(sizeof(struct uvm_ioc_host_unregister) == 32);
+static_assert(sizeof(struct uvm_ioc_copy) == 56);
+static_assert(sizeof(struct uvm_ioc_memset) == 56);
 
 /**
  * uvm_check_mm() - is the caller the VA space's process?
@@ -167,15 +179,42 @@ static int uvm_ioc_get_counters(struct uvm_va_space *va_space, void *data)
 }
 
 static const struct uvm_ioctl_desc uvm_ioctls[] = {
-	UVM_IOCTL(0, UVM_IOC_GET_VERSION, uvm_ioc_get_version, 0),
-	UVM_IOCTL(0, UVM_IOC_GPU_INFO, uvm_ioc_gpu_info, 0),
-	UVM_IOCTL(0, UVM_IOC_GET_COUNTERS, uvm_ioc_get_counters, 0),
-	UVM_IOCTL(0, UVM_IOC_ADVISE, uvm_ioc_advise, 0),
-	UVM_IOCTL(0, UVM_IOC_MIGRATE, uvm_ioc_migrate, UVM_IOCTL_COPYOUT_ON_ERROR),
-	UVM_IOCTL(0, UVM_IOC_FENCE_WAIT, uvm_ioc_fence_wait, UVM_IOCTL_COPYOUT_ON_ERROR),
-	UVM_IOCTL(0, UVM_IOC_RANGE_QUERY, uvm_ioc_range_query, 0),
-	UVM_IOCTL(0, UVM_IOC_POINTER_INFO, uvm_ioc_pointer_info, 0),
+	UVM_IOCTL(UVM_IOC_GET_VERSION, uvm_ioc_get_version, 0),
+	UVM_IOCTL(UVM_IOC_GPU_INFO, uvm_ioc_gpu_info, 0),
+	UVM_IOCTL(UVM_IOC_GET_COUNTERS, uvm_ioc_get_counters, 0),
+	UVM_IOCTL(UVM_IOC_ADVISE, uvm_ioc_advise, 0),
+	UVM_IOCTL(UVM_IOC_MIGRATE, uvm_ioc_migrate, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_FENCE_WAIT, uvm_ioc_fence_wait, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_RANGE_QUERY, uvm_ioc_range_query, 0),
+	UVM_IOCTL(UVM_IOC_POINTER_INFO, uvm_ioc_pointer_info, 0),
+	UVM_IOCTL(UVM_IOC_HOST_REGISTER, uvm_ioc_host_register, 0),
+	UVM_IOCTL(UVM_IOC_HOST_UNREGISTER, uvm_ioc_host_unregister, 0),
+	UVM_IOCTL(UVM_IOC_COPY, uvm_ioc_copy, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_MEMSET, uvm_ioc_memset, UVM_IOCTL_COPYOUT_ON_ERROR),
 };
+
+/**
+ * uvm_ioctl_table_check() - verify that a table is in command order
+ * @table:	the table
+ * @count:	entries
+ * @base:	command number of entry 0
+ *
+ * Return: 0, or -EINVAL (with a message) for a misplaced entry.
+ */
+int uvm_ioctl_table_check(const struct uvm_ioctl_desc *table, unsigned int count,
+			  unsigned int base)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		if (_IOC_NR(table[i].cmd) != base + i ||
+		    _IOC_TYPE(table[i].cmd) != UVM_IOC_MAGIC) {
+			pr_err("ioctl table: %s at position %u\n", table[i].name, i);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 static long uvm_unlocked_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
@@ -223,6 +262,8 @@ static const struct file_operations uvm_fops = {
 	.open = uvm_open,
 	.release = uvm_release,
 	.mmap = uvm_mmap,
+	/* 2 MiB-aligned addresses: whole VA blocks and vidmem chunks. */
+	.get_unmapped_area = thp_get_unmapped_area,
 	.unlocked_ioctl = uvm_unlocked_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
@@ -240,6 +281,10 @@ static int __init uvm_init(void)
 	int ret;
 
 	ret = uvm_fault_params_check();
+	if (!ret)
+		ret = uvm_ioctl_table_check(uvm_ioctls, ARRAY_SIZE(uvm_ioctls), 0);
+	if (!ret)
+		ret = uvm_test_ioctl_check();
 	if (ret)
 		return ret;
 	ret = uvm_va_block_init();

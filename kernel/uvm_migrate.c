@@ -12,22 +12,14 @@
  * fails the ioctl with its index in bad_range or bad_location and nothing
  * happens.
  *
- * A valid batch becomes a job with the next fence of the VA space.  Jobs run
- * one at a time in fence order, so a fence completes only after every
- * earlier one: the library builds CUDA stream order on that.  An
- * asynchronous batch (UVM_MIGRATE_ASYNC) returns its fence at once and runs
- * on a worker; UVM_IOC_FENCE_WAIT waits (killably) or polls, and reports a
- * failed batch's error once.  A synchronous batch runs in the caller when
- * nothing is queued (no hand-off), else it queues and waits.
+ * A valid batch becomes a job of the VA space's ordered queue (uvm_queue.c):
+ * it gets the next fence, runs after every earlier job, synchronously or
+ * asynchronously (UVM_MIGRATE_ASYNC).
  *
  * Running a job takes the VA space lock for read and each block's lock in
  * turn; ranges unmapped since validation are skipped with -EFAULT recorded.
- * Queued ranges are bounded per VA space (UVM_MIGRATE_QUEUE_RANGES): a
- * submission beyond it waits, killably, for room.
  *
- * Locking: uvm_migrate_queue.lock (spinlock, leaf) protects the job list,
- * the fence counter, the running flag and the pending count; completion is
- * published with smp_store_release() and read with smp_load_acquire().
+ * Locking: none of its own.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -35,265 +27,261 @@
 
 #include "uvm_gpu.h"
 #include "uvm_migrate.h"
+#include "uvm_queue.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
-/* Ranges queued per VA space before submitters wait. */
-#define UVM_MIGRATE_QUEUE_RANGES	(4ULL * UVM_MIGRATE_MAX_RANGES)
-
-/**
- * struct uvm_migrate_span - one validated range of a job
- * @start:	first byte, page aligned
- * @end:	last byte + 1, page aligned
- * @loc:	index of its destination in the job's locations
- */
-struct uvm_migrate_span {
-	u64 start;
-	u64 end;
-	u32 loc;
-};
-
 /**
  * struct uvm_migrate_job - a validated batch
- * @link:	in uvm_migrate_queue.jobs
+ * @job:	the queue's part; weight = number of ranges
  * @op:		UVM_MIGRATE_*
- * @fence:	its fence
- * @count:	spans
- * @spans:	the ranges
+ * @count:	ranges
+ * @ranges:	the ranges, rounded to pages: address is the first byte and
+ *		length the last byte + 1
+ * @num_locations: destinations (prefetching ops)
  * @locs:	resolved destinations (no HOST_NUMA_CURRENT)
+ * @starts:	location k applies to ranges starts[k] .. starts[k + 1] - 1
  */
 struct uvm_migrate_job {
-	struct list_head link;
+	struct uvm_job job;
 	u32 op;
-	u64 fence;
 	u64 count;
-	struct uvm_migrate_span *spans;
+	struct uvm_range *ranges;
+	u32 num_locations;
 	struct uvm_location *locs;
+	u64 *starts;
 };
 
-static inline struct uvm_va_space *queue_va_space(struct uvm_migrate_queue *q)
+/*
+ * Called once per run of consecutive range pieces falling into one 2 MiB
+ * block with one destination.
+ */
+typedef int (*uvm_migrate_block_fn)(struct uvm_va_space *va_space,
+				    struct uvm_migrate_job *job, u64 block_addr,
+				    const struct uvm_page_mask *mask,
+				    const struct uvm_location *loc, void *arg);
+
+static inline struct uvm_migrate_job *to_uvm_migrate_job(struct uvm_job *job)
 {
-	return container_of(q, struct uvm_va_space, migrate);
+	return container_of(job, struct uvm_migrate_job, job);
 }
 
-static void uvm_migrate_job_free(struct uvm_migrate_job *job)
+static void uvm_migrate_job_free(struct uvm_job *j)
 {
-	kvfree(job->spans);
+	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
+
+	kvfree(job->ranges);
 	kvfree(job->locs);
+	kvfree(job->starts);
 	kfree(job);
 }
 
-/* Execution */
+/* Walking a batch by block */
 
 /**
- * uvm_migrate_span_run() - run one range of a job
- * @va_space:	the VA space; its lock held for read
- * @ctx:	scratch space
- * @op:		UVM_MIGRATE_*
- * @span:	the range
- * @loc:	its destination (prefetching ops)
+ * uvm_migrate_range_ok() - is a range still one managed range?
+ * @va_space:	the VA space; its lock held
+ * @r:		rounded range
+ * @lo:		in/out: start of the managed range last found
+ * @hi:		in/out: its end
+ *
+ * Batches are usually sorted: the range last found answers most lookups.
+ *
+ * Return: true when [r->address, r->length) is inside one managed range.
+ */
+static bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
+				 const struct uvm_range *r, u64 *lo, u64 *hi)
+{
+	struct uvm_va_range *range;
+
+	if (r->address >= *lo && r->length <= *hi)
+		return true;
+	range = uvm_va_range_find(va_space, r->address);
+	if (!range || range->kind != UVM_RANGE_MANAGED ||
+	    uvm_va_range_end(range) < r->length)
+		return false;
+	*lo = uvm_va_range_start(range);
+	*hi = uvm_va_range_end(range);
+	return true;
+}
+
+/**
+ * uvm_migrate_walk() - call @fn per block of a batch
+ * @va_space:	the VA space; its lock held
+ * @job:	the batch
+ * @fn:		called once per run of consecutive range pieces that fall
+ *		into one 2 MiB block with one destination
+ * @arg:	for @fn
+ *
+ * Ranges no longer inside a managed range are skipped (-EFAULT).  Every
+ * range is attempted; the first error is returned.
  *
  * Return: 0 or -errno.
  */
-static int uvm_migrate_span_run(struct uvm_va_space *va_space,
-				struct uvm_va_block_ctx *ctx, u32 op,
-				const struct uvm_migrate_span *span,
-				const struct uvm_location *loc)
+static int uvm_migrate_walk(struct uvm_va_space *va_space,
+			    struct uvm_migrate_job *job, uvm_migrate_block_fn fn,
+			    void *arg)
 {
+	u64 cur = U64_MAX, lo = 0, hi = 0, i, addr, next, blk;
+	const struct uvm_location *loc = NULL, *cur_loc = NULL;
 	struct uvm_page_mask mask;
-	struct uvm_va_block *block;
-	u64 addr, start, end;
-	int ret = 0;
+	u32 k = 0;
+	int ret = 0, err;
 
-	if (uvm_va_range_check(va_space, span->start, span->end - span->start,
-			       &start, &end))
-		return -EFAULT;
+	for (i = 0; i < job->count; i++) {
+		const struct uvm_range *r = &job->ranges[i];
 
-	for (addr = span->start; addr < span->end && !ret;
-	     addr = round_down(addr, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE) {
-		if (op == UVM_MIGRATE_DISCARD) {
-			block = uvm_va_block_lookup(va_space, addr);
-			if (!block)
-				continue;
-		} else {
-			block = uvm_va_block_get_or_create(va_space, addr);
-			if (IS_ERR(block))
-				return PTR_ERR(block);
+		if (job->locs) {
+			if (k + 1 < job->num_locations && i == job->starts[k + 1])
+				k++;
+			loc = &job->locs[k];
 		}
-		uvm_va_block_range_mask(block, span->start, span->end, &mask);
-		mutex_lock(&block->lock);
-		if (op != UVM_MIGRATE_PREFETCH)
-			uvm_va_block_discard(block, &mask);
-		if (op != UVM_MIGRATE_DISCARD)
-			ret = uvm_va_block_prefetch(block, ctx, &mask, loc);
-		mutex_unlock(&block->lock);
+		if (!uvm_migrate_range_ok(va_space, r, &lo, &hi)) {
+			ret = ret ?: -EFAULT;
+			continue;
+		}
+		for (addr = r->address; addr < r->length; addr = next) {
+			blk = addr >> UVM_VA_BLOCK_SHIFT;
+			next = min(r->length, (blk + 1) << UVM_VA_BLOCK_SHIFT);
+			if (blk != cur || loc != cur_loc) {
+				if (cur != U64_MAX) {
+					err = fn(va_space, job, cur << UVM_VA_BLOCK_SHIFT,
+						 &mask, cur_loc, arg);
+					ret = ret ?: err;
+				}
+				uvm_page_mask_zero(&mask);
+				cur = blk;
+				cur_loc = loc;
+			}
+			bitmap_set(mask.bits, (addr & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT,
+				   (next - addr) >> PAGE_SHIFT);
+		}
+	}
+	if (cur != U64_MAX) {
+		err = fn(va_space, job, cur << UVM_VA_BLOCK_SHIFT, &mask, cur_loc, arg);
+		ret = ret ?: err;
 	}
 	return ret;
 }
 
 /**
- * uvm_migrate_job_run() - run a whole job
- * @va_space:	the VA space
- * @job:	the job
+ * uvm_migrate_record_block() - record the prefetch request of a block
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the batch
+ * @block_addr:	the block
+ * @mask:	its pages in the batch
+ * @loc:	their destination
+ * @arg:	unused
  *
- * Every range is attempted; the first error is returned.
+ * The range query reports a prefetch from the moment it is accepted.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int uvm_migrate_record_block(struct uvm_va_space *va_space,
+				    struct uvm_migrate_job *job, u64 block_addr,
+				    const struct uvm_page_mask *mask,
+				    const struct uvm_location *loc, void *arg)
+{
+	struct uvm_va_block *block = uvm_va_block_get_or_create(va_space, block_addr);
+	u16 code = uvm_location_encode(loc);
+	unsigned int first, end;
+
+	if (IS_ERR(block))
+		return PTR_ERR(block);
+	mutex_lock(&block->lock);
+	for_each_page_run_in_mask(first, end, mask)
+		memset16(&block->last_prefetch[first], code, end - first);
+	mutex_unlock(&block->lock);
+	return 0;
+}
+
+/**
+ * uvm_migrate_run_block() - run a batch's work in one block
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the batch
+ * @block_addr:	the block
+ * @mask:	its pages in the batch
+ * @loc:	their destination (prefetching ops)
+ * @arg:	scratch space (struct uvm_va_block_ctx)
  *
  * Return: 0 or -errno.
  */
-static int uvm_migrate_job_run(struct uvm_va_space *va_space,
-			       struct uvm_migrate_job *job)
+static int uvm_migrate_run_block(struct uvm_va_space *va_space,
+				 struct uvm_migrate_job *job, u64 block_addr,
+				 const struct uvm_page_mask *mask,
+				 const struct uvm_location *loc, void *arg)
 {
+	struct uvm_va_block *block;
+	int ret = 0;
+
+	if (job->op == UVM_MIGRATE_DISCARD) {
+		block = uvm_va_block_lookup(va_space, block_addr);
+		if (!block)
+			return 0;
+	} else {
+		block = uvm_va_block_get_or_create(va_space, block_addr);
+		if (IS_ERR(block))
+			return PTR_ERR(block);
+	}
+	mutex_lock(&block->lock);
+	if (job->op != UVM_MIGRATE_PREFETCH)
+		uvm_va_block_discard(block, mask);
+	mutex_unlock(&block->lock);
+	if (job->op == UVM_MIGRATE_DISCARD)
+		return 0;
+
+	/* A full GPU: evict with the block lock dropped, then retry. */
+	do {
+		mutex_lock(&block->lock);
+		ret = uvm_va_block_prefetch(block, arg, mask, loc);
+		mutex_unlock(&block->lock);
+	} while (uvm_va_block_oom_evict(arg, va_space, &ret));
+	return ret;
+}
+
+/**
+ * uvm_migrate_job_run() - run a whole batch
+ * @va_space:	the VA space
+ * @j:		the job
+ *
+ * Return: 0 or the first -errno.
+ */
+static int uvm_migrate_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
+{
+	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
 	struct uvm_va_block_ctx *ctx;
-	int ret = 0, err;
-	u64 i;
+	int ret;
 
 	ctx = uvm_va_block_ctx_alloc();
 	if (!ctx)
 		return -ENOMEM;
 	down_read(&va_space->lock);
-	for (i = 0; i < job->count; i++) {
-		const struct uvm_migrate_span *span = &job->spans[i];
-
-		err = uvm_migrate_span_run(va_space, ctx, job->op, span,
-					   job->locs ? &job->locs[span->loc] : NULL);
-		if (err && !ret)
-			ret = err;
-	}
+	ret = uvm_migrate_walk(va_space, job, uvm_migrate_run_block, ctx);
 	up_read(&va_space->lock);
 	uvm_va_block_ctx_free(ctx);
 	return ret;
 }
 
-/**
- * uvm_migrate_complete() - publish a job's completion
- * @q:		the queue
- * @job:	the job, run; freed here
- * @ret:	its result
- */
-static void uvm_migrate_complete(struct uvm_migrate_queue *q,
-				 struct uvm_migrate_job *job, int ret)
-{
-	/* An error that cannot be recorded is lost; the data is not. */
-	if (ret)
-		xa_store(&q->errors, job->fence, xa_mk_value(-ret), GFP_KERNEL);
-
-	spin_lock(&q->lock);
-	q->pending_ranges -= job->count;
-	q->running = false;
-	spin_unlock(&q->lock);
-	smp_store_release(&q->completed, job->fence);
-	wake_up_all(&q->wait);
-	uvm_migrate_job_free(job);
-}
-
-/**
- * uvm_migrate_work() - run the queued jobs in fence order
- * @work:	uvm_migrate_queue.work
- *
- * Stops when the queue is empty or a synchronous caller is running a job
- * itself (it requeues the work when done).
- */
-static void uvm_migrate_work(struct work_struct *work)
-{
-	struct uvm_migrate_queue *q = container_of(work, struct uvm_migrate_queue, work);
-	struct uvm_migrate_job *job;
-
-	for (;;) {
-		spin_lock(&q->lock);
-		job = q->running ? NULL :
-		      list_first_entry_or_null(&q->jobs, struct uvm_migrate_job, link);
-		if (job) {
-			list_del(&job->link);
-			q->running = true;
-		}
-		spin_unlock(&q->lock);
-		if (!job)
-			return;
-		uvm_migrate_complete(q, job, uvm_migrate_job_run(queue_va_space(q), job));
-	}
-}
-
-/**
- * uvm_migrate_submit() - give a job its fence and run or queue it
- * @q:		the queue
- * @job:	the job; owned by the queue afterwards
- * @sync:	the caller waits: run it here if nothing else is queued
- * @fence:	out: the job's fence
- *
- * Return: 0, or -EINTR when a fatal signal came while waiting for room (the
- * job is freed, nothing ran).
- */
-static int uvm_migrate_submit(struct uvm_migrate_queue *q,
-			      struct uvm_migrate_job *job, bool sync, u64 *fence)
-{
-	bool inline_run = false;
-
-	if (wait_event_killable(q->wait, READ_ONCE(q->pending_ranges) == 0 ||
-				READ_ONCE(q->pending_ranges) + job->count <=
-				UVM_MIGRATE_QUEUE_RANGES)) {
-		uvm_migrate_job_free(job);
-		return -EINTR;
-	}
-
-	spin_lock(&q->lock);
-	job->fence = ++q->submitted;
-	q->pending_ranges += job->count;
-	if (sync && !q->running && list_empty(&q->jobs)) {
-		q->running = true;
-		inline_run = true;
-	} else {
-		list_add_tail(&job->link, &q->jobs);
-	}
-	spin_unlock(&q->lock);
-	*fence = job->fence;
-
-	if (inline_run)
-		uvm_migrate_complete(q, job, uvm_migrate_job_run(queue_va_space(q), job));
-	/* Queued jobs, or jobs that arrived while this one ran inline. */
-	if (!list_empty_careful(&q->jobs))
-		queue_work(system_unbound_wq, &q->work);
-	return 0;
-}
-
-/**
- * uvm_migrate_wait() - wait for a fence and collect its error
- * @q:		the queue
- * @fence:	a fence handed out
- * @poll:	do not wait
- *
- * Return: 0, the batch's -errno (once), -EAGAIN when polling a pending
- * fence, -EINTR on a fatal signal.
- */
-static int uvm_migrate_wait(struct uvm_migrate_queue *q, u64 fence, bool poll)
-{
-	void *err;
-
-	if (poll) {
-		if (smp_load_acquire(&q->completed) < fence)
-			return -EAGAIN;
-	} else if (wait_event_killable(q->wait,
-				       smp_load_acquire(&q->completed) >= fence)) {
-		return -EINTR;
-	}
-	err = xa_erase(&q->errors, fence);
-	return err ? -(int)xa_to_value(err) : 0;
-}
+static const struct uvm_job_ops uvm_migrate_job_ops = {
+	.run = uvm_migrate_job_run,
+	.free = uvm_migrate_job_free,
+};
 
 /* Validation */
 
 /**
  * uvm_migrate_copy_locations() - copy in and check destinations and grouping
  * @args:	the ioctl arguments
- * @job:	the job being built; gets locs
- * @starts:	out: kvmalloc()ed location starts, freed by the caller
+ * @job:	the job being built; gets locs and starts
  *
  * Return: 0, -EINVAL/-ENODEV with args->bad_location set, -EFAULT, -ENOMEM.
  */
 static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
-				      struct uvm_migrate_job *job, u64 **starts)
+				      struct uvm_migrate_job *job)
 {
+	u64 **starts = &job->starts;
 	u32 k, n = args->num_locations;
 	int ret;
 
@@ -302,6 +290,7 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
 		       -EINVAL : 0;
 	if (!n || n > args->count)
 		return -EINVAL;
+	job->num_locations = n;
 
 	job->locs = kvmalloc_array(n, sizeof(*job->locs), GFP_KERNEL_ACCOUNT);
 	*starts = kvmalloc_array(n, sizeof(**starts), GFP_KERNEL_ACCOUNT);
@@ -335,42 +324,51 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
  * uvm_migrate_copy_ranges() - copy in and check the ranges
  * @va_space:	the VA space
  * @args:	the ioctl arguments
- * @job:	the job being built; gets spans
- * @starts:	location starts (prefetching ops)
+ * @job:	the job being built; gets ranges, rounded
+ *
+ * The array is copied in before the VA space lock is taken: a fault on it
+ * takes mmap_lock, which is above the VA space lock.
  *
  * Return: 0, -EINVAL with args->bad_range set, -EFAULT, -ENOMEM.
  */
 static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 				   struct uvm_ioc_migrate *args,
-				   struct uvm_migrate_job *job, const u64 *starts)
+				   struct uvm_migrate_job *job)
 {
-	struct uvm_range __user *uranges = u64_to_user_ptr(args->ranges_ptr);
-	struct uvm_range r;
-	u32 loc = 0;
+	struct uvm_range *r;
+	u64 i, lo = 0, hi = 0;
 	int ret = 0;
-	u64 i;
 
-	job->spans = kvmalloc_array(args->count, sizeof(*job->spans),
-				    GFP_KERNEL_ACCOUNT);
-	if (!job->spans)
+	job->ranges = kvmalloc_array(args->count, sizeof(*job->ranges),
+				     GFP_KERNEL_ACCOUNT);
+	if (!job->ranges)
 		return -ENOMEM;
+	if (copy_from_user(job->ranges, u64_to_user_ptr(args->ranges_ptr),
+			   args->count * sizeof(*job->ranges)))
+		return -EFAULT;
+
+	/* Round each range in place: address = first byte, length = end. */
+	for (i = 0; i < args->count; i++) {
+		r = &job->ranges[i];
+		if (!r->length || r->address + r->length < r->address ||
+		    r->address + r->length > U64_MAX - PAGE_SIZE) {
+			args->bad_range = i;
+			return -EINVAL;
+		}
+		r->length = round_up(r->address + r->length, PAGE_SIZE);
+		r->address = round_down(r->address, PAGE_SIZE);
+	}
 
 	down_read(&va_space->lock);
 	for (i = 0; i < args->count; i++) {
-		if (copy_from_user(&r, &uranges[i], sizeof(r))) {
-			ret = -EFAULT;
-			break;
-		}
-		if (starts && loc + 1 < args->num_locations && i == starts[loc + 1])
-			loc++;
-		job->spans[i].loc = loc;
-		ret = uvm_va_range_check(va_space, r.address, r.length,
-					 &job->spans[i].start, &job->spans[i].end);
-		if (ret) {
+		if (!uvm_migrate_range_ok(va_space, &job->ranges[i], &lo, &hi)) {
 			args->bad_range = i;
+			ret = -EINVAL;
 			break;
 		}
 	}
+	if (!ret && args->op != UVM_MIGRATE_DISCARD)
+		ret = uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL);
 	up_read(&va_space->lock);
 	return ret;
 }
@@ -386,7 +384,6 @@ int uvm_ioc_migrate(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_migrate *args = data;
 	struct uvm_migrate_job *job;
-	u64 *starts = NULL;
 	u64 fence;
 	int ret;
 
@@ -401,80 +398,25 @@ int uvm_ioc_migrate(struct uvm_va_space *va_space, void *data)
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
+	job->job.ops = &uvm_migrate_job_ops;
+	job->job.weight = args->count;
 	job->op = args->op;
 	job->count = args->count;
 
-	ret = uvm_migrate_copy_locations(args, job, &starts);
+	ret = uvm_migrate_copy_locations(args, job);
 	if (!ret)
-		ret = uvm_migrate_copy_ranges(va_space, args, job, starts);
-	kvfree(starts);
+		ret = uvm_migrate_copy_ranges(va_space, args, job);
 	if (ret) {
-		uvm_migrate_job_free(job);
+		uvm_migrate_job_free(&job->job);
 		return ret;
 	}
 
-	ret = uvm_migrate_submit(&va_space->migrate, job,
-				 !(args->flags & UVM_MIGRATE_ASYNC), &fence);
+	ret = uvm_queue_submit(&va_space->queue, &job->job,
+			       !(args->flags & UVM_MIGRATE_ASYNC), &fence);
 	if (ret)
 		return ret;
 	args->fence = fence;
 	if (args->flags & UVM_MIGRATE_ASYNC)
 		return 0;
-	return uvm_migrate_wait(&va_space->migrate, fence, false);
-}
-
-/**
- * uvm_ioc_fence_wait() - UVM_IOC_FENCE_WAIT
- * @va_space:	the VA space
- * @data:	struct uvm_ioc_fence_wait
- *
- * Return: see the uapi.
- */
-int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data)
-{
-	struct uvm_ioc_fence_wait *args = data;
-	struct uvm_migrate_queue *q = &va_space->migrate;
-	u64 fence = args->fence;
-	int ret;
-
-	if ((args->flags & ~UVM_FENCE_WAIT_POLL) || args->pad)
-		return -EINVAL;
-	spin_lock(&q->lock);
-	if (!fence)
-		fence = q->submitted;
-	ret = fence > q->submitted ? -EINVAL : 0;
-	spin_unlock(&q->lock);
-	if (ret)
-		return ret;
-
-	ret = uvm_migrate_wait(q, fence, args->flags & UVM_FENCE_WAIT_POLL);
-	args->completed = smp_load_acquire(&q->completed);
-	return ret;
-}
-
-/**
- * uvm_migrate_queue_init() - set up the queue of a new VA space
- * @q:		the queue
- */
-void uvm_migrate_queue_init(struct uvm_migrate_queue *q)
-{
-	spin_lock_init(&q->lock);
-	INIT_LIST_HEAD(&q->jobs);
-	INIT_WORK(&q->work, uvm_migrate_work);
-	init_waitqueue_head(&q->wait);
-	xa_init(&q->errors);
-}
-
-/**
- * uvm_migrate_queue_drain() - finish every job of a VA space being released
- * @q:		the queue
- *
- * Jobs still queued run (their ranges are gone: they skip them).  The wait
- * is uninterruptible and bounded by the queued work.
- */
-void uvm_migrate_queue_drain(struct uvm_migrate_queue *q)
-{
-	flush_work(&q->work);
-	WARN_ON(!list_empty(&q->jobs));
-	xa_destroy(&q->errors);
+	return uvm_queue_wait(&va_space->queue, fence, false);
 }

@@ -64,9 +64,11 @@ static int uvm_test_residency_fill(struct uvm_va_space *va_space, u64 start,
 	if (down_read_killable(&va_space->lock))
 		return -EINTR;
 	while (addr < end) {
-		u64 block_end = round_up(addr + 1, UVM_VA_BLOCK_SIZE);
+		/* The next block boundary, or end when that would wrap. */
+		u64 block_end = (addr | (UVM_VA_BLOCK_SIZE - 1)) + 1;
 
-		block_end = min(block_end, end);
+		if (!block_end || block_end > end)
+			block_end = end;
 		block = uvm_va_block_lookup(va_space, addr);
 		if (block) {
 			mutex_lock(&block->lock);
@@ -111,10 +113,20 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 }
 
 static const struct uvm_ioctl_desc uvm_test_ioctls[] = {
-	UVM_IOCTL(UVM_TEST_IOC_BASE, UVM_TEST_IOC_LAUNCH, uvm_test_launch,
-		  UVM_IOCTL_COPYOUT_ON_ERROR),
-	UVM_IOCTL(UVM_TEST_IOC_BASE, UVM_TEST_IOC_RESIDENCY, uvm_test_residency, 0),
+	UVM_IOCTL(UVM_TEST_IOC_LAUNCH, uvm_test_launch, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_TEST_IOC_RESIDENCY, uvm_test_residency, 0),
 };
+
+/**
+ * uvm_test_ioctl_check() - verify the test table at load
+ *
+ * Return: 0 or -EINVAL.
+ */
+int uvm_test_ioctl_check(void)
+{
+	return uvm_ioctl_table_check(uvm_test_ioctls, ARRAY_SIZE(uvm_test_ioctls),
+				     UVM_TEST_IOC_BASE);
+}
 
 /**
  * uvm_test_ioctl() - dispatch a test ioctl

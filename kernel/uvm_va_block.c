@@ -67,32 +67,27 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "uvm_ce.h"
 #include "uvm_gpu.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_space.h"
 
-/* Copy-engine operations gathered before a submission. */
-#define UVM_CTX_OPS	64
+/* PTEs written per map() call. */
+#define UVM_CTX_PTES	64
 
 /**
  * struct uvm_va_block_ctx - scratch space of block operations
- * @ce_gpu:	GPU whose copy engine runs the gathered @ops
- * @nops:	gathered operations
- * @ops:	operations not yet submitted
- * @ndma:	entries in @dma
- * @dma:	system pages mapped for @ce_gpu for the gathered operations,
- *		released once they completed
+ * @ce:		copy-engine operations being gathered
+ * @oom_gpu:	the GPU whose vidmem was full when an operation failed with
+ *		-ENOSPC (see uvm_va_block_oom_evict())
  * @ptes:	physical addresses of the PTEs being written
  */
 struct uvm_va_block_ctx {
-	struct uvm_gpu *ce_gpu;
-	u32 nops;
-	struct uvm_ce_op ops[UVM_CTX_OPS];
-	u32 ndma;
-	u64 dma[UVM_CTX_OPS];
-	struct uvm_gpu_address ptes[UVM_CTX_OPS];
+	struct uvm_ce_batch ce;
+	struct uvm_gpu *oom_gpu;
+	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
 
 static struct kmem_cache *uvm_va_block_cache;
@@ -130,7 +125,17 @@ void uvm_va_block_exit(void)
  */
 struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 {
-	return kmem_cache_zalloc(uvm_va_block_ctx_cache, GFP_KERNEL);
+	struct uvm_va_block_ctx *ctx = kmem_cache_alloc(uvm_va_block_ctx_cache,
+							GFP_KERNEL);
+
+	/* Only the batch's header needs a value: the arrays are scratch. */
+	if (ctx) {
+		ctx->ce.gpu = NULL;
+		ctx->ce.nops = 0;
+		ctx->ce.ndma = 0;
+		ctx->oom_gpu = NULL;
+	}
+	return ctx;
 }
 
 /**
@@ -291,7 +296,7 @@ static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
 							 u32 page)
 {
 	return (struct uvm_gpu_address){
-		.addr = gs->chunk + ((u64)page << PAGE_SHIFT),
+		.addr = gs->chunk.addr + ((u64)page << PAGE_SHIFT),
 		.aperture = UVM_APERTURE_VID,
 		.gpu = gpu_index,
 	};
@@ -300,87 +305,24 @@ static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
 /* Copy engine work */
 
 /**
- * ctx_flush() - submit the gathered operations and wait for them
- * @ctx:	the context
- *
- * The copy engine always completes, so the wait is uninterruptible and
- * bounded.
- *
- * Return: 0 or the -errno of the submission (nothing was copied then).
- */
-static int ctx_flush(struct uvm_va_block_ctx *ctx)
-{
-	struct uvm_gpu *gpu = ctx->ce_gpu;
-	u64 seqno;
-	int ret = 0;
-	u32 i;
-
-	if (!gpu)
-		return 0;
-	if (ctx->nops) {
-		ret = gpu->ops->ce_submit(gpu, ctx->ops, ctx->nops, &seqno);
-		if (!ret)
-			gpu->ops->ce_wait(gpu, seqno);
-	}
-	for (i = 0; i < ctx->ndma; i++)
-		gpu->ops->sysmem_unmap(gpu, ctx->dma[i]);
-	ctx->nops = 0;
-	ctx->ndma = 0;
-	ctx->ce_gpu = NULL;
-	return ret;
-}
-
-/**
- * ctx_begin_op() - room for one more operation on @gpu's copy engine
- * @ctx:	the context
- * @gpu:	the engine to use
- *
- * Flushes when the buffer is full or the engine changes.
- *
- * Return: the operation to fill, or ERR_PTR(-errno) of the flush.
- */
-static struct uvm_ce_op *ctx_begin_op(struct uvm_va_block_ctx *ctx,
-				      struct uvm_gpu *gpu)
-{
-	int ret;
-
-	if (ctx->nops == UVM_CTX_OPS || (ctx->ce_gpu && ctx->ce_gpu != gpu)) {
-		ret = ctx_flush(ctx);
-		if (ret)
-			return ERR_PTR(ret);
-	}
-	ctx->ce_gpu = gpu;
-	return memset(&ctx->ops[ctx->nops], 0, sizeof(ctx->ops[0]));
-}
-
-/**
- * ctx_page_addr() - where a processor's copy of a page is, for @ctx's engine
- * @ctx:	the context; ce_gpu set
+ * ctx_page_addr() - where a processor's copy of a page is, for the batch's
+ * engine
+ * @ctx:	the context; its batch begun
  * @block:	the block; its lock held
  * @proc:	processor holding the copy (its memory allocated)
  * @page:	page index
  * @addr:	out
- *
- * CPU pages are mapped for the engine; ctx_flush() releases them.
  *
  * Return: 0 or -errno.
  */
 static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *block,
 			 u32 proc, u32 page, struct uvm_gpu_address *addr)
 {
-	u64 dma;
-	int ret;
-
 	if (proc != UVM_PROCESSOR_CPU) {
 		*addr = block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
 		return 0;
 	}
-	ret = ctx->ce_gpu->ops->sysmem_map(ctx->ce_gpu, block->cpu.pages[page], &dma);
-	if (ret)
-		return ret;
-	ctx->dma[ctx->ndma++] = dma;
-	*addr = (struct uvm_gpu_address){ .addr = dma, .aperture = UVM_APERTURE_SYS };
-	return 0;
+	return uvm_ce_batch_sysmem(&ctx->ce, block->cpu.pages[page], addr);
 }
 
 /**
@@ -399,21 +341,17 @@ static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *bloc
 static int ctx_copy_page(struct uvm_va_block_ctx *ctx, struct uvm_va_block *block,
 			 u32 page, u32 dst, u32 src)
 {
-	struct uvm_ce_op *op;
+	struct uvm_ce_op op = { .type = UVM_CE_COPY, .size = PAGE_SIZE };
 	int ret;
 
-	op = ctx_begin_op(ctx, proc_gpu(dst != UVM_PROCESSOR_CPU ? dst : src));
-	if (IS_ERR(op))
-		return PTR_ERR(op);
-	op->type = UVM_CE_COPY;
-	op->size = PAGE_SIZE;
-	ret = ctx_page_addr(ctx, block, dst, page, &op->dst);
+	ret = uvm_ce_batch_begin(&ctx->ce, proc_gpu(dst != UVM_PROCESSOR_CPU ? dst : src));
 	if (!ret)
-		ret = ctx_page_addr(ctx, block, src, page, &op->src);
-	if (ret)
-		return ret;
-	ctx->nops++;
-	return 0;
+		ret = ctx_page_addr(ctx, block, dst, page, &op.dst);
+	if (!ret)
+		ret = ctx_page_addr(ctx, block, src, page, &op.src);
+	if (!ret)
+		uvm_ce_batch_push(&ctx->ce, &op);
+	return ret;
 }
 
 /**
@@ -430,16 +368,17 @@ static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx,
 			      struct uvm_va_block *block, struct uvm_gpu *gpu,
 			      u32 first, u32 end)
 {
-	struct uvm_ce_op *op = ctx_begin_op(ctx, gpu);
+	struct uvm_ce_op op = {
+		.type = UVM_CE_MEMSET,
+		.size = (end - first) << PAGE_SHIFT,
+		.dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first),
+	};
+	int ret;
 
-	if (IS_ERR(op))
-		return PTR_ERR(op);
-	op->type = UVM_CE_MEMSET;
-	op->size = (end - first) << PAGE_SHIFT;
-	op->dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first);
-	op->value = 0;
-	ctx->nops++;
-	return 0;
+	ret = uvm_ce_batch_begin(&ctx->ce, gpu);
+	if (!ret)
+		uvm_ce_batch_push(&ctx->ce, &op);
+	return ret;
 }
 
 /* Mappings */
@@ -520,6 +459,7 @@ static void block_revoke_gpu(struct uvm_va_block *block, struct uvm_gpu *gpu,
 	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], &revoke);
+	uvm_page_mask_andnot(&gs->remote, &gs->remote, &revoke);
 	block_release_dma(gpu, gs, &revoke);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_GPU_PAGES_UNMAPPED,
 			   uvm_page_mask_weight(&revoke));
@@ -560,9 +500,15 @@ static void block_revoke_to(struct uvm_va_block *block, u32 proc,
 
 		if (!gs || !uvm_page_mask_and(&m, &gs->mapped[0], mask))
 			continue;
-		for_each_page_in_mask(page, &m)
-			if (gs->target[page] != proc)
-				uvm_page_mask_clear(&m, page);
+		if (proc == UVM_PROCESSOR_GPU(i)) {
+			/* Its own copies: the mappings that are not remote. */
+			uvm_page_mask_andnot(&m, &m, &gs->remote);
+		} else {
+			uvm_page_mask_and(&m, &m, &gs->remote);
+			for_each_page_in_mask(page, &m)
+				if (gs->target[page] != proc)
+					uvm_page_mask_clear(&m, page);
+		}
 		if (!uvm_page_mask_empty(&m))
 			block_revoke_gpu(block, uvm_gpus[i], &m);
 	}
@@ -592,7 +538,7 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 
 	for_each_page_run_in_mask(first, end, mask) {
 		for (page = first; page < end; page += n) {
-			n = min_t(u32, end - page, UVM_CTX_OPS);
+			n = min_t(u32, end - page, UVM_CTX_PTES);
 			for (p = 0; p < n; p++) {
 				u32 t = gs->target[page + p];
 
@@ -626,6 +572,7 @@ err_unmap:
 	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
+	uvm_page_mask_andnot(&gs->remote, &gs->remote, mask);
 	block_release_dma(gpu, gs, mask);
 	return ret;
 }
@@ -706,6 +653,10 @@ static int block_set_target(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
 	int ret;
 
 	gs->target[page] = target;
+	if (target == uvm_gpu_processor(gpu))
+		uvm_page_mask_clear(&gs->remote, page);
+	else
+		uvm_page_mask_set(&gs->remote, page);
 	if (target != UVM_PROCESSOR_CPU)
 		return 0;
 	if (!gs->dma) {
@@ -718,6 +669,31 @@ static int block_set_target(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
 	if (ret)
 		gs->dma[page] = 0;
 	return ret;
+}
+
+/**
+ * uvm_va_block_copy_addr() - a page's copy as a copy engine should use it
+ * @block:	the block; its lock held
+ * @b:		a copy-engine batch, begun for @gpu
+ * @gpu:	the GPU whose engine accesses the page
+ * @page:	page index, resident somewhere
+ * @addr:	out: the address of the copy @gpu would map (its own, a
+ *		peer's, or the CPU's, mapped for the engine through @b)
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_copy_addr(struct uvm_va_block *block, struct uvm_ce_batch *b,
+			   struct uvm_gpu *gpu, u32 page,
+			   struct uvm_gpu_address *addr)
+{
+	u32 target = block_map_target(block, gpu, page);
+
+	lockdep_assert_held(&block->lock);
+
+	if (target == UVM_PROCESSOR_CPU)
+		return uvm_ce_batch_sysmem(b, block->cpu.pages[page], addr);
+	*addr = block_gpu_page_addr(target - 1, block->gpus[target - 1], page);
+	return 0;
 }
 
 /**
@@ -740,7 +716,7 @@ int uvm_va_block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			 struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
 			 enum uvm_prot need)
 {
-	struct uvm_page_mask todo, dup, ro, rw, moved;
+	struct uvm_page_mask todo, dup, ro, rw, moved, m;
 	struct uvm_va_block_gpu *gs;
 	unsigned int page;
 	bool downgrade;
@@ -762,8 +738,21 @@ int uvm_va_block_map_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 		return -EPERM;
 
 	/*
-	 * Leave right PTEs alone; PTEs pointing at another copy are revoked
-	 * first, so a failure below never leaves a PTE with unknown target.
+	 * Leave right PTEs alone: first, in bulk, local mappings of the GPU's
+	 * own copies with the right permission; then page by page.
+	 */
+	uvm_page_mask_andnot(&m, &gs->mapped[UVM_PROT_READ_WRITE_ATOMIC - 1], &gs->remote);
+	uvm_page_mask_and(&m, &m, &gs->resident);
+	uvm_page_mask_andnot(&rw, &rw, &m);
+	uvm_page_mask_andnot(&m, &gs->mapped[0], &gs->mapped[UVM_PROT_READ_WRITE - 1]);
+	uvm_page_mask_andnot(&m, &m, &gs->remote);
+	uvm_page_mask_and(&m, &m, &gs->resident);
+	uvm_page_mask_andnot(&ro, &ro, &m);
+	uvm_page_mask_or(&todo, &ro, &rw);
+
+	/*
+	 * PTEs pointing at another copy are revoked first, so a failure below
+	 * never leaves a PTE with unknown target.
 	 */
 	uvm_page_mask_zero(&moved);
 	for_each_page_in_mask(page, &todo) {
@@ -878,7 +867,7 @@ static void block_free_gpu_pages(struct uvm_va_block *block, struct uvm_gpu *gpu
 		return;
 	uvm_page_mask_andnot(&gs->resident, &gs->resident, mask);
 	if (gs->has_chunk && uvm_page_mask_empty(&gs->resident)) {
-		uvm_pmm_free_chunk(gpu, gs->chunk);
+		uvm_pmm_free_block_chunk(gpu, &gs->chunk);
 		gs->has_chunk = false;
 	}
 }
@@ -928,6 +917,7 @@ static struct page *block_alloc_cpu_page(int nid, bool zero)
 /**
  * block_alloc_dst() - allocate destination memory for new copies
  * @block:	the block; its lock held
+ * @ctx:	scratch space: oom_gpu is set when the GPU is full
  * @dst:	destination processor id
  * @need:	pages that will get a copy on @dst
  * @zero:	of those, pages resident nowhere (to be zero-filled)
@@ -936,9 +926,11 @@ static struct page *block_alloc_cpu_page(int nid, bool zero)
  * CPU pages go to cpu.pages; a GPU gets its chunk.  On failure nothing
  * allocated here is kept.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOSPC when the GPU is full (ctx->oom_gpu says which), or
+ * -ENOMEM.
  */
-static int block_alloc_dst(struct uvm_va_block *block, u32 dst,
+static int block_alloc_dst(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, u32 dst,
 			   const struct uvm_page_mask *need,
 			   const struct uvm_page_mask *zero, int nid)
 {
@@ -961,8 +953,11 @@ static int block_alloc_dst(struct uvm_va_block *block, u32 dst,
 	if (!gs)
 		return -ENOMEM;
 	if (!gs->has_chunk) {
-		if (uvm_pmm_alloc_chunk(gpu, &gs->chunk))
-			return -ENOMEM;
+		if (uvm_pmm_alloc_block_chunk(gpu, &gs->chunk, block->va_space,
+					      block->start >> UVM_VA_BLOCK_SHIFT)) {
+			ctx->oom_gpu = gpu;
+			return -ENOSPC;
+		}
 		gs->has_chunk = true;
 	}
 	return 0;
@@ -1059,10 +1054,10 @@ static int block_copy_in(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			   UVM_COUNTER_PAGES_POPULATED_CPU :
 			   UVM_COUNTER_PAGES_POPULATED_GPU,
 			   uvm_page_mask_weight(zero));
-	return ctx_flush(ctx);
+	return uvm_ce_batch_flush(&ctx->ce);
 
 err_flush:
-	ctx_flush(ctx);
+	uvm_ce_batch_flush(&ctx->ce);
 	return ret;
 }
 
@@ -1085,7 +1080,7 @@ static int block_fill(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 	uvm_va_block_resident_anywhere(block, &anywhere);
 	uvm_page_mask_andnot(&zero, need, &anywhere);
 
-	ret = block_alloc_dst(block, dst, need, &zero, nid);
+	ret = block_alloc_dst(block, ctx, dst, need, &zero, nid);
 	if (ret)
 		return ret;
 	ret = block_copy_in(block, ctx, dst, need, &zero);
@@ -1232,6 +1227,78 @@ int uvm_va_block_collapse(struct uvm_va_block *block,
 	if (dst == UVM_PROCESSOR_CPU && nid != NUMA_NO_NODE)
 		return uvm_va_block_cpu_move_node(block, mask, nid);
 	return 0;
+}
+
+/* Eviction */
+
+/**
+ * uvm_va_block_evict_gpu() - give a GPU's chunk of a block back
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU
+ *
+ * Pages resident only on @gpu move to system memory (their mappings are
+ * revoked first); @gpu's other copies are dropped.  The chunk is freed.
+ *
+ * Return: 0, -ENOENT when the block has no chunk there, -ENOMEM or
+ * -errno of the copy engine (nothing lost).
+ */
+int uvm_va_block_evict_gpu(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+	struct uvm_page_mask others, only, all;
+	u32 proc;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!gs || !gs->has_chunk)
+		return -ENOENT;
+	all = gs->resident;
+	uvm_page_mask_zero(&others);
+	for (proc = 0; proc <= uvm_gpu_count; proc++) {
+		const struct uvm_page_mask *res = uvm_va_block_resident(block, proc);
+
+		if (proc != uvm_gpu_processor(gpu) && res)
+			uvm_page_mask_or(&others, &others, res);
+	}
+	if (uvm_page_mask_andnot(&only, &all, &others)) {
+		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &only,
+					    NUMA_NO_NODE);
+		if (ret)
+			return ret;
+	}
+	uvm_va_block_drop_copies(block, uvm_gpu_processor(gpu), &all);
+	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_EVICTED,
+			   uvm_page_mask_weight(&all));
+	return gs->has_chunk ? -EBUSY : 0;
+}
+
+/**
+ * uvm_va_block_oom_evict() - after a block operation, make room and retry?
+ * @ctx:	the operation's scratch space
+ * @held:	the VA space whose lock the caller holds for read
+ * @ret:	in/out: the operation's result
+ *
+ * Block operations that find a GPU full fail with -ENOSPC.  The caller drops
+ * its block lock and calls this: if a chunk of that GPU could be evicted it
+ * returns true and the caller retries; otherwise *@ret becomes -ENOMEM.
+ *
+ * Return: true to retry.
+ */
+bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
+			    struct uvm_va_space *held, int *ret)
+{
+	struct uvm_gpu *gpu = ctx->oom_gpu;
+
+	if (*ret != -ENOSPC)
+		return false;
+	ctx->oom_gpu = NULL;
+	if (gpu && uvm_pmm_evict(gpu, held, ctx))
+		return true;
+	*ret = -ENOMEM;
+	return false;
 }
 
 /* Teardown and introspection */

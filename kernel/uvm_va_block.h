@@ -13,7 +13,9 @@
 #include "uvm.h"
 #include "uvm_hal.h"
 #include "uvm_page_mask.h"
+#include "uvm_pmm.h"
 
+struct uvm_ce_batch;
 struct uvm_gpu;
 struct uvm_va_space;
 struct uvm_test_page_state;
@@ -34,23 +36,26 @@ struct uvm_va_block_cpu {
 
 /**
  * struct uvm_va_block_gpu - one GPU's side of a block
- * @chunk:	vidmem offset of the block's 2 MiB chunk (page i at @chunk +
- *		i pages), valid when @has_chunk
+ * @chunk:	the block's 2 MiB chunk (page i at chunk.addr + i pages),
+ *		valid when @has_chunk; on the GPU's LRU list
  * @has_chunk:	a chunk is allocated
  * @resident:	pages with a valid copy in the chunk
  * @mapped:	pages mapped in this GPU's page table with at least read,
  *		write, atomic permission (index: enum uvm_prot - 1)
  * @target:	for mapped pages, the processor whose copy the PTE points at
  *		(this GPU, a peer GPU, or the CPU)
+ * @remote:	mapped pages whose target is not this GPU (so that the common
+ *		local case needs no per-page look at @target)
  * @dma:	for pages mapped to the CPU's copy, the DMA address from
  *		sysmem_map(); allocated on first use
  */
 struct uvm_va_block_gpu {
-	u64 chunk;
+	struct uvm_pmm_chunk chunk;
 	bool has_chunk;
 	struct uvm_page_mask resident;
 	struct uvm_page_mask mapped[UVM_PROT_READ_WRITE_ATOMIC];
 	u8 target[UVM_PAGES_PER_BLOCK];
+	struct uvm_page_mask remote;
 	u64 *dma;
 };
 
@@ -101,6 +106,11 @@ static inline u32 uvm_va_block_page_index(const struct uvm_va_block *block,
 	return (addr - block->start) >> PAGE_SHIFT;
 }
 
+static inline u64 uvm_va_block_end(const struct uvm_va_block *block)
+{
+	return block->start + UVM_VA_BLOCK_SIZE;
+}
+
 static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
 					 u32 page)
 {
@@ -145,9 +155,16 @@ int uvm_va_block_collapse(struct uvm_va_block *block,
 			  const struct uvm_page_mask *mask, int nid);
 int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
 			       const struct uvm_page_mask *mask, int nid);
+int uvm_va_block_evict_gpu(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu);
+bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
+			    struct uvm_va_space *held, int *ret);
 int uvm_va_block_map_gpu(struct uvm_va_block *block,
 			 struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
 			 const struct uvm_page_mask *mask, enum uvm_prot need);
+int uvm_va_block_copy_addr(struct uvm_va_block *block, struct uvm_ce_batch *b,
+			   struct uvm_gpu *gpu, u32 page,
+			   struct uvm_gpu_address *addr);
 int uvm_va_block_map_accessed_by(struct uvm_va_block *block,
 				 struct uvm_va_block_ctx *ctx,
 				 const struct uvm_page_mask *mask,
@@ -164,6 +181,9 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  bool write);
 vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
 				    struct uvm_va_block_ctx *ctx, u64 addr);
+int uvm_va_block_serve_access(struct uvm_va_block *block,
+			      struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
+			      const struct uvm_page_mask *mask, bool write);
 int uvm_va_block_prefetch(struct uvm_va_block *block,
 			  struct uvm_va_block_ctx *ctx,
 			  const struct uvm_page_mask *mask,

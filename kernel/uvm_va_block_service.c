@@ -23,7 +23,8 @@
  * A prefetch to D gives D a read-only copy of read-mostly pages (moving an
  * existing CPU copy to D's NUMA node if D is one) and moves the others to D,
  * populating untouched pages there; it maps D (a GPU) and the accessed-by
- * GPUs, and records D as the pages' last prefetch location.  A discard drops
+ * GPUs.  D is recorded as the pages' last prefetch location when the request
+ * is accepted (uvm_migrate.c).  A discard drops
  * every copy: the next access populates zeros.
  *
  * Locking: every function here runs with the block lock held and the VA
@@ -104,6 +105,19 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 }
 
 /**
+ * block_touch() - a GPU used its chunk of the block: evict it last
+ * @block:	the block; its lock held
+ * @gpu:	the GPU
+ */
+static void block_touch(struct uvm_va_block *block, struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+
+	if (gs && gs->has_chunk)
+		uvm_pmm_touch(gpu, &gs->chunk);
+}
+
+/**
  * uvm_va_block_service_gpu_faults() - service one batch's faults in a block
  * @block:	the block; its lock held
  * @ctx:	scratch space
@@ -130,8 +144,9 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 
 	lockdep_assert_held(&block->lock);
 
-	for_each_va_policy_run(&iter, block->va_space, block->start,
-			       block->start + UVM_VA_BLOCK_SIZE) {
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, &req->pages, &run))
 			continue;
@@ -148,7 +163,50 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 						   UVM_PROT_READ_WRITE_ATOMIC);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
-							   iter.policy->accessed_by,
+							   uvm_va_policy_mapped_by(iter.policy),
+							   accessor);
+		if (ret)
+			return ret;
+	}
+	block_touch(block, gpu);
+	return 0;
+}
+
+/**
+ * uvm_va_block_serve_access() - make pages available to a copy engine
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU whose copy engine accesses the pages
+ * @mask:	pages
+ * @write:	the engine writes them
+ *
+ * The pages are served as an access by @gpu would be (see "Residency
+ * policy"), without mapping them in @gpu's page table; accessed-by GPUs are
+ * re-mapped.
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_va_block_serve_access(struct uvm_va_block *block,
+			      struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
+			      const struct uvm_page_mask *mask, bool write)
+{
+	u32 accessor = uvm_gpu_processor(gpu);
+	struct uvm_va_policy_iter iter;
+	struct uvm_page_mask run, m;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, mask, &run))
+			continue;
+		ret = block_serve(block, ctx, iter.policy, accessor, &m, write);
+		if (!ret)
+			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
+							   uvm_va_policy_mapped_by(iter.policy),
 							   accessor);
 		if (ret)
 			return ret;
@@ -211,7 +269,7 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, write);
 	if (!ret)
 		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
-						   policy->accessed_by,
+						   uvm_va_policy_mapped_by(policy),
 						   UVM_PROCESSOR_CPU);
 	if (ret)
 		return uvm_errno_to_vm_fault(ret);
@@ -262,7 +320,7 @@ vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
 	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, true);
 	if (!ret)
 		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
-						   policy->accessed_by,
+						   uvm_va_policy_mapped_by(policy),
 						   UVM_PROCESSOR_CPU);
 	if (ret)
 		return uvm_errno_to_vm_fault(ret);
@@ -290,25 +348,20 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 {
 	u32 dst = uvm_location_processor(loc);
 	int nid = uvm_location_nid(loc);
-	u16 code = uvm_location_encode(loc);
 	struct uvm_page_mask run, m, before;
 	struct uvm_va_policy_iter iter;
-	unsigned int page;
 	int ret = 0;
 
 	lockdep_assert_held(&block->lock);
-
-	/* The request is what the range query reports, done or not. */
-	for_each_page_in_mask(page, mask)
-		block->last_prefetch[page] = code;
 
 	if (uvm_va_block_resident(block, dst))
 		before = *uvm_va_block_resident(block, dst);
 	else
 		uvm_page_mask_zero(&before);
 
-	for_each_va_policy_run(&iter, block->va_space, block->start,
-			       block->start + UVM_VA_BLOCK_SIZE) {
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, mask, &run))
 			continue;
@@ -324,12 +377,14 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 						   &m, UVM_PROT_NONE);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &m,
-							   iter.policy->accessed_by,
+							   uvm_va_policy_mapped_by(iter.policy),
 							   dst);
 		if (ret)
 			break;
 	}
 
+	if (dst != UVM_PROCESSOR_CPU)
+		block_touch(block, uvm_gpu_get(dst - 1));
 	uvm_page_mask_andnot(&m, uvm_va_block_resident(block, dst), &before);
 	uvm_page_mask_and(&m, &m, mask);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_PREFETCHED,
@@ -424,7 +479,7 @@ int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,
 					    &one, NUMA_NO_NODE);
 		if (!ret)
 			ret = uvm_va_block_map_accessed_by(block, ctx, &one,
-							   policy->accessed_by,
+							   uvm_va_policy_mapped_by(policy),
 							   UVM_PROCESSOR_CPU);
 		if (ret)
 			return ret;
@@ -445,10 +500,26 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
 				 struct uvm_va_block_ctx *ctx,
 				 const struct uvm_page_mask *mask, u32 proc)
 {
+	struct uvm_va_policy_iter iter;
+	struct uvm_page_mask run, m;
+	int ret;
+
 	lockdep_assert_held(&block->lock);
 
 	if (proc == UVM_PROCESSOR_CPU)
 		return 0;
-	return uvm_va_block_map_gpu(block, ctx, uvm_gpu_get(proc - 1), mask,
-				    UVM_PROT_NONE);
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
+		if (!(uvm_va_policy_mapped_by(iter.policy) & UVM_PROCESSOR_MASK(proc)))
+			continue;
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, mask, &run))
+			continue;
+		ret = uvm_va_block_map_gpu(block, ctx, uvm_gpu_get(proc - 1), &m,
+					   UVM_PROT_NONE);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -13,8 +13,9 @@
  * the tree stays as small as the advice is fragmented.
  *
  * The fault and migration paths read the policy of a block with
- * for_each_va_policy_run(), which yields maximal runs of equal policy
- * (default runs included) over an address range.
+ * uvm_va_policy_iter_first() and uvm_va_policy_iter_next(), which yield
+ * maximal runs of equal policy (default runs included) over an address
+ * range.
  *
  * The ioctls:
  *
@@ -179,7 +180,8 @@ static int uvm_va_policy_build(struct uvm_va_space *va_space, u64 start, u64 end
 		if (ret)
 			return ret;
 	}
-	for_each_va_policy_run(&iter, va_space, start, end) {
+	for (uvm_va_policy_iter_first(va_space, start, end, &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		policy = *iter.policy;
 		fn(&policy, advice, loc);
 		ret = uvm_va_policy_piece(list, iter.start, iter.end, &policy, gfp);
@@ -366,7 +368,8 @@ void uvm_va_policy_query(struct uvm_va_space *va_space, u64 start, u64 end,
 
 	out->read_mostly = 1;
 	out->accessed_by = ~0ULL;
-	for_each_va_policy_run(&iter, va_space, start, end) {
+	for (uvm_va_policy_iter_first(va_space, start, end, &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		const struct uvm_va_policy *p = iter.policy;
 
 		if (!p->read_mostly)

@@ -50,12 +50,6 @@ void uvm_va_policy_iter_first(struct uvm_va_space *va_space, u64 start, u64 end,
 			      struct uvm_va_policy_iter *iter);
 bool uvm_va_policy_iter_next(struct uvm_va_policy_iter *iter);
 
-/* Walk the runs of [start, end); the VA space lock must be held. */
-#define for_each_va_policy_run(iter, va_space, first, last)			\
-	for (uvm_va_policy_iter_first(va_space, first, last, iter);		\
-	     (iter)->start < (iter)->limit;					\
-	     uvm_va_policy_iter_next(iter))
-
 int uvm_va_policy_set(struct uvm_va_space *va_space, u64 start, u64 end,
 		      u32 advice, const struct uvm_location *location);
 void uvm_va_policy_clear(struct uvm_va_space *va_space, u64 start, u64 end);
@@ -69,6 +63,21 @@ static inline bool uvm_va_policy_has_preferred(const struct uvm_va_policy *p)
 }
 
 /* The processor a (resolved) location names: the CPU for host locations. */
+static inline u32 uvm_location_processor(const struct uvm_location *loc);
+
+/*
+ * The processors that keep a mapping to the pages wherever they are: the
+ * accessed-by set, except the preferred location, whose policy overrides
+ * (its accesses bring the data home instead).
+ */
+static inline u64 uvm_va_policy_mapped_by(const struct uvm_va_policy *p)
+{
+	if (!uvm_va_policy_has_preferred(p))
+		return p->accessed_by;
+	return p->accessed_by &
+	       ~UVM_PROCESSOR_MASK(uvm_location_processor(&p->preferred));
+}
+
 static inline u32 uvm_location_processor(const struct uvm_location *loc)
 {
 	return loc->type == UVM_LOCATION_GPU ? UVM_PROCESSOR_GPU(loc->id) :

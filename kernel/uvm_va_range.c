@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Managed ranges: mmap() of /dev/uvm and their VMAs.
+ * Allocations of a VA space, and managed ranges: mmap() of /dev/uvm.
+ *
+ * DOC: Allocations
+ *
+ * A VA space keeps its allocations in one interval tree (struct
+ * uvm_va_range), of three kinds: managed ranges (below), device memory
+ * (uvm_device_range.c) and registered host memory (uvm_host_range.c).  They
+ * never share a byte.  GPU faults find the allocation of an address here;
+ * managed ranges are served through VA blocks, the others map their fixed
+ * memory (uvm_va_range_service_fault()).
  *
  * DOC: Managed ranges
  *
@@ -14,9 +23,10 @@
  *
  * - the mapping must be MAP_SHARED (a private copy-on-write view of memory
  *   that lives on GPUs has no meaning), not executable, at offset 0;
- * - fork(): the child does not inherit managed ranges (VM_DONTCOPY); the
- *   addresses are unmapped in the child, and the child's ioctls on the
- *   inherited descriptor fail with -EPERM;
+ * - fork(): the child does not inherit managed ranges (VM_DONTCOPY, and
+ *   VM_IO so that madvise(MADV_DOFORK) cannot undo it); the addresses are
+ *   unmapped in the child, and the child's ioctls on the inherited
+ *   descriptor fail with -EPERM;
  * - mremap(): refused (-EINVAL) for moves, growing is impossible
  *   (VM_DONTEXPAND), shrinking is a partial munmap;
  * - munmap() of all or part of a range: the kernel zaps the CPU PTEs, then
@@ -35,6 +45,7 @@
 #include <linux/slab.h>
 
 #include "uvm_compat.h"
+#include "uvm_gpu.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -49,7 +60,7 @@ static inline struct uvm_va_range *to_uvm_va_range(struct interval_tree_node *no
 }
 
 /**
- * uvm_va_range_find() - the managed range containing an address
+ * uvm_va_range_find() - the allocation containing an address
  * @va_space:	the VA space; its lock held
  * @addr:	the address
  *
@@ -66,60 +77,115 @@ struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr)
 }
 
 /**
- * __uvm_va_range_insert() - add [start, end) to the range tree
- * @va_space:	the VA space; its lock held for write
+ * uvm_va_range_alloc() - a new allocation, not yet in any tree
+ * @kind:	enum uvm_va_range_kind
  * @start:	first byte
  * @end:	last byte + 1
- * @buffer_id:	the allocation's buffer id
  * @gfp:	allocation flags
  *
- * Return: 0 or -ENOMEM.
+ * Return: the range with a fresh buffer id, or NULL.
  */
-static int __uvm_va_range_insert(struct uvm_va_space *va_space, u64 start,
-				 u64 end, u64 buffer_id, gfp_t gfp)
+struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
+					u64 end, gfp_t gfp)
 {
-	struct uvm_va_range *range;
+	struct uvm_va_range *range = kzalloc(sizeof(*range), gfp);
 
-	lockdep_assert_held_write(&va_space->lock);
-
-	range = kzalloc(sizeof(*range), gfp);
 	if (!range)
-		return -ENOMEM;
+		return NULL;
+	range->kind = kind;
 	range->node.start = start;
 	range->node.last = end - 1;
-	range->buffer_id = buffer_id;
-	interval_tree_insert(&range->node, &va_space->ranges);
-	return 0;
+	range->buffer_id = atomic64_inc_return(&uvm_va_range_next_id);
+	return range;
 }
 
 /**
- * __uvm_va_range_remove() - remove [start, end) from the range tree
+ * __uvm_va_range_insert() - add an allocation to its VA space
+ * @va_space:	the VA space; its lock held for write
+ * @range:	the range; no byte of it is in the tree
+ */
+void __uvm_va_range_insert(struct uvm_va_space *va_space,
+			   struct uvm_va_range *range)
+{
+	lockdep_assert_held_write(&va_space->lock);
+	interval_tree_insert(&range->node, &va_space->ranges);
+}
+
+/**
+ * __uvm_va_range_destroy() - remove an allocation and free what it holds
+ * @va_space:	the VA space; its lock held for write
+ * @range:	the range, in the tree
+ *
+ * A managed range's pages must be gone already (uvm_va_range_unmap()).
+ */
+void __uvm_va_range_destroy(struct uvm_va_space *va_space,
+			    struct uvm_va_range *range)
+{
+	lockdep_assert_held_write(&va_space->lock);
+
+	interval_tree_remove(&range->node, &va_space->ranges);
+	if (range->kind == UVM_RANGE_DEVICE)
+		uvm_device_range_free(va_space, range);
+	else if (range->kind == UVM_RANGE_HOST)
+		uvm_host_range_free(va_space, range);
+	kfree(range);
+}
+
+/**
+ * uvm_va_range_destroy_all() - free every allocation left (release)
+ * @va_space:	the VA space, no longer reachable
+ *
+ * Managed and device ranges are gone with their VMAs by now; registered
+ * host memory stays until unregistered or released here.
+ */
+void uvm_va_range_destroy_all(struct uvm_va_space *va_space)
+{
+	struct interval_tree_node *node;
+
+	down_write(&va_space->lock);
+	while ((node = interval_tree_iter_first(&va_space->ranges, 0, ULONG_MAX)))
+		__uvm_va_range_destroy(va_space, to_uvm_va_range(node));
+	up_write(&va_space->lock);
+}
+
+/**
+ * __uvm_va_range_remove() - cut [start, end) out of the managed ranges
  * @va_space:	the VA space; its lock held for write
  * @start:	first byte
  * @end:	last byte + 1
  *
- * Ranges partly inside are shrunk; a range containing the hole is split.
- * Cannot fail: ->close() has no way to report an error.
+ * Ranges partly inside are shrunk; a range containing the hole is split
+ * (the pieces keep the buffer id).  Cannot fail: ->close() has no way to
+ * report an error.
  */
 static void __uvm_va_range_remove(struct uvm_va_space *va_space, u64 start,
 				  u64 end)
 {
 	struct interval_tree_node *node;
+	struct uvm_va_range *range, *piece;
 
 	lockdep_assert_held_write(&va_space->lock);
 
 	while ((node = interval_tree_iter_first(&va_space->ranges, start, end - 1))) {
-		u64 first = node->start, last = node->last;
-		u64 id = to_uvm_va_range(node)->buffer_id;
-
+		range = to_uvm_va_range(node);
 		interval_tree_remove(node, &va_space->ranges);
-		kfree(to_uvm_va_range(node));
-		if (first < start)
-			__uvm_va_range_insert(va_space, first, start, id,
-					      GFP_KERNEL | __GFP_NOFAIL);
-		if (last > end - 1)
-			__uvm_va_range_insert(va_space, end, last + 1, id,
-					      GFP_KERNEL | __GFP_NOFAIL);
+		if (WARN_ON(range->kind != UVM_RANGE_MANAGED)) {
+			kfree(range);
+			continue;
+		}
+		if (uvm_va_range_end(range) > end) {
+			piece = uvm_va_range_alloc(UVM_RANGE_MANAGED, end,
+						   uvm_va_range_end(range),
+						   GFP_KERNEL | __GFP_NOFAIL);
+			piece->buffer_id = range->buffer_id;
+			__uvm_va_range_insert(va_space, piece);
+		}
+		if (uvm_va_range_start(range) < start) {
+			range->node.last = start - 1;
+			__uvm_va_range_insert(va_space, range);
+		} else {
+			kfree(range);
+		}
 	}
 }
 
@@ -167,7 +233,8 @@ void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end)
  * @end:	out: last byte + 1, page aligned
  *
  * Return: 0, or -EINVAL for an empty or wrapping range, or one that is not
- * entirely inside a single managed range.
+ * entirely inside a single managed range (device and registered host
+ * memory take no advice and do not migrate).
  */
 int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 		       u64 *start, u64 *end)
@@ -180,7 +247,8 @@ int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 	*start = round_down(address, PAGE_SIZE);
 	*end = round_up(address + length, PAGE_SIZE);
 	range = uvm_va_range_find(va_space, *start);
-	if (!range || range->node.last < *end - 1)
+	if (!range || range->kind != UVM_RANGE_MANAGED ||
+	    range->node.last < *end - 1)
 		return -EINVAL;
 	return 0;
 }
@@ -198,16 +266,28 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
 	struct uvm_ioc_pointer_info *args = data;
 	struct uvm_va_range *range;
 
-	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+	if (args->gpu_index || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
 		return -EINVAL;
 
 	down_read(&va_space->lock);
 	range = uvm_va_range_find(va_space, args->address);
 	if (range) {
-		args->start = range->node.start;
-		args->size = range->node.last + 1 - range->node.start;
+		args->start = uvm_va_range_start(range);
+		args->size = uvm_va_range_end(range) - args->start;
 		args->buffer_id = range->buffer_id;
-		args->flags = UVM_POINTER_MANAGED;
+		switch (range->kind) {
+		case UVM_RANGE_MANAGED:
+			args->flags = UVM_POINTER_MANAGED;
+			break;
+		case UVM_RANGE_DEVICE:
+			args->flags = UVM_POINTER_DEVICE;
+			args->gpu_index = range->device.gpu->index;
+			break;
+		case UVM_RANGE_HOST:
+			args->flags = UVM_POINTER_HOST |
+				      (range->host.read_only ? UVM_POINTER_READ_ONLY : 0);
+			break;
+		}
 	}
 	up_read(&va_space->lock);
 	return range ? 0 : -ENOENT;
@@ -217,7 +297,12 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
 
 static void uvm_vma_close(struct vm_area_struct *vma)
 {
-	uvm_va_range_unmap(vma->vm_private_data, vma->vm_start, vma->vm_end);
+	struct uvm_va_space *va_space = vma->vm_private_data;
+
+	/* Only the VA space's own mm has our VMAs (VM_IO keeps madvise off). */
+	if (WARN_ON_ONCE(vma->vm_mm != va_space->mm))
+		return;
+	uvm_va_range_unmap(va_space, vma->vm_start, vma->vm_end);
 }
 
 static int uvm_vma_mremap(struct vm_area_struct *vma)
@@ -241,6 +326,8 @@ static vm_fault_t uvm_vma_lock_block(struct vm_fault *vmf,
 	struct uvm_va_space *va_space = vmf->vma->vm_private_data;
 	struct uvm_va_block *block;
 
+	if (vmf->vma->vm_mm != va_space->mm)
+		return VM_FAULT_SIGBUS;
 	if (down_read_killable(&va_space->lock))
 		return VM_FAULT_SIGBUS;
 	block = uvm_va_block_get_or_create(va_space, vmf->address);
@@ -314,32 +401,88 @@ static const struct vm_operations_struct uvm_vm_ops = {
 };
 
 /**
- * uvm_va_range_mmap() - create a managed range for a new VMA
+ * uvm_va_range_service_fault() - a GPU fault on device or host memory
+ * @va_space:	the VA space; its lock held for read
+ * @range:	the allocation, not managed
+ * @gpu:	the faulting GPU
+ * @va:		faulting address
+ * @access:	access type
+ *
+ * Context: GPU fault servicing.
+ * Return: 0, or -errno: the fault is fatal.
+ */
+int uvm_va_range_service_fault(struct uvm_va_space *va_space,
+			       struct uvm_va_range *range, struct uvm_gpu *gpu,
+			       u64 va, enum uvm_fault_access access)
+{
+	switch (range->kind) {
+	case UVM_RANGE_DEVICE:
+		return uvm_device_range_map(va_space, range, gpu, va);
+	case UVM_RANGE_HOST:
+		return uvm_host_range_map(va_space, range, gpu, va, access);
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * uvm_va_range_mmap() - create the allocation of a new VMA of /dev/uvm
  * @va_space:	the VA space of the file
  * @vma:	the new VMA
  *
+ * The file offset selects the kind: UVM_MMAP_MANAGED (0) creates managed
+ * memory, UVM_MMAP_DEVICE(g) device memory of GPU g.  Registered host
+ * memory that a stale registration left at these addresses is unregistered
+ * (the process unmapped it without unregistering).
+ *
  * Context: mmap_lock held for write.
- * Return: 0, -EINVAL for a private, executable or offset mapping, -ENOMEM.
+ * Return: 0, -EINVAL for a private or executable mapping or an unknown
+ * offset, -ENODEV for a bad GPU, -ENOMEM.
  */
 int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 {
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct interval_tree_node *node;
+	struct uvm_va_range *range;
 	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC) ||
-	    vma->vm_pgoff)
+	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	if (offset != UVM_MMAP_MANAGED &&
+	    (offset & ~(0xffULL << 32)) != UVM_MMAP_DEVICE(0))
 		return -EINVAL;
 
+	down_write(&va_space->lock);
+	while ((node = interval_tree_iter_first(&va_space->ranges, vma->vm_start,
+						vma->vm_end - 1))) {
+		if (WARN_ON(to_uvm_va_range(node)->kind != UVM_RANGE_HOST)) {
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+		__uvm_va_range_destroy(va_space, to_uvm_va_range(node));
+	}
+
+	if (offset != UVM_MMAP_MANAGED) {
+		ret = uvm_device_range_mmap(va_space, vma, (offset >> 32) & 0xff);
+		goto out_unlock;
+	}
+
+	range = uvm_va_range_alloc(UVM_RANGE_MANAGED, vma->vm_start, vma->vm_end,
+				   GFP_KERNEL_ACCOUNT);
+	if (!range) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
 	/* File offsets equal addresses: unmap_mapping_range() works by VA. */
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
-	uvm_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	uvm_vm_flags_set(vma, UVM_VMA_FLAGS);
 	uvm_vm_flags_clear(vma, VM_MAYEXEC);
 	vma->vm_private_data = va_space;
 	vma->vm_ops = &uvm_vm_ops;
+	__uvm_va_range_insert(va_space, range);
+	ret = 0;
 
-	down_write(&va_space->lock);
-	ret = __uvm_va_range_insert(va_space, vma->vm_start, vma->vm_end,
-				    atomic64_inc_return(&uvm_va_range_next_id),
-				    GFP_KERNEL_ACCOUNT);
+out_unlock:
 	up_write(&va_space->lock);
 	return ret;
 }

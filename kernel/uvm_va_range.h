@@ -1,35 +1,134 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Managed ranges created by mmap() of /dev/uvm.
+ * Allocations of a VA space: managed, device and registered host ranges.
  */
 #ifndef _UVM_VA_RANGE_H_
 #define _UVM_VA_RANGE_H_
 
 #include <linux/interval_tree.h>
+#include <linux/mm.h>
 #include <linux/types.h>
 
+#include "uvm.h"
+#include "uvm_hal.h"
+
+struct page;
+struct uvm_gpu;
 struct uvm_va_space;
 struct vm_area_struct;
 
+/*
+ * VMA flags of our mappings: PFN-mapped driver memory, fixed size, not in
+ * core dumps, not inherited by fork(); VM_IO also makes madvise() refuse
+ * MADV_DOFORK, which would otherwise clear VM_DONTCOPY.
+ */
+#define UVM_VMA_FLAGS	(VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY)
+
+/* What an allocation is. */
+enum uvm_va_range_kind {
+	UVM_RANGE_MANAGED = 1,	/* mmap of /dev/uvm at offset 0: migrates */
+	UVM_RANGE_DEVICE = 2,	/* mmap at UVM_MMAP_DEVICE(g): g's vidmem */
+	UVM_RANGE_HOST = 3,	/* HOST_REGISTER: pinned process memory */
+};
+
 /**
- * struct uvm_va_range - one managed range
- * @node:	in uvm_va_space.ranges; start and last are the range's first
- *		and last byte
+ * struct uvm_va_range_device - device memory of one GPU
+ * @gpu:	the owning GPU
+ * @first_block: address >> UVM_VA_BLOCK_SHIFT of the first 2 MiB region
+ * @nchunks:	2 MiB regions the range touches, one vidmem chunk each
+ * @chunks:	vidmem offsets, by region
+ */
+struct uvm_va_range_device {
+	struct uvm_gpu *gpu;
+	u64 first_block;
+	u64 nchunks;
+	u64 *chunks;
+};
+
+/**
+ * struct uvm_va_range_host - pinned process memory
+ * @first:	address of the first page pinned
+ * @npages:	pages pinned
+ * @pages:	the pinned pages
+ * @dma:	per GPU index, the pages' DMA addresses for that GPU (0: not
+ *		mapped yet), allocated on that GPU's first access
+ * @read_only:	GPUs may only read
+ */
+struct uvm_va_range_host {
+	u64 first;
+	u64 npages;
+	struct page **pages;
+	u64 *dma[UVM_MAX_GPUS];
+	bool read_only;
+};
+
+/**
+ * struct uvm_va_range - one allocation
+ * @node:	in uvm_va_space.ranges: first and last byte.  Managed and
+ *		device ranges cover whole pages; host ranges the exact bytes
+ *		registered (two may share a page, never a byte)
  * @buffer_id:	unique id of the allocation (UVM_IOC_POINTER_INFO)
+ * @kind:	enum uvm_va_range_kind
+ * @device:	UVM_RANGE_DEVICE
+ * @host:	UVM_RANGE_HOST
  *
- * A munmap() of part of a range shrinks or splits it; the pieces keep the
- * buffer id.
+ * A munmap() of part of a managed range shrinks or splits it; the pieces
+ * keep the buffer id.  Device ranges are unmapped whole.
  */
 struct uvm_va_range {
 	struct interval_tree_node node;
 	u64 buffer_id;
+	enum uvm_va_range_kind kind;
+	union {
+		struct uvm_va_range_device device;
+		struct uvm_va_range_host host;
+	};
 };
 
+static inline u64 uvm_va_range_start(const struct uvm_va_range *range)
+{
+	return range->node.start;
+}
+
+static inline u64 uvm_va_range_end(const struct uvm_va_range *range)
+{
+	return range->node.last + 1;
+}
+
+/* uvm_va_range.c */
 struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr);
+struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
+					u64 end, gfp_t gfp);
+void __uvm_va_range_insert(struct uvm_va_space *va_space,
+			   struct uvm_va_range *range);
+void __uvm_va_range_destroy(struct uvm_va_space *va_space,
+			    struct uvm_va_range *range);
+void uvm_va_range_destroy_all(struct uvm_va_space *va_space);
 int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma);
 void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end);
 int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 		       u64 *start, u64 *end);
 int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data);
+int uvm_va_range_service_fault(struct uvm_va_space *va_space,
+			       struct uvm_va_range *range, struct uvm_gpu *gpu,
+			       u64 va, enum uvm_fault_access access);
+
+/* uvm_device_range.c */
+int uvm_device_range_mmap(struct uvm_va_space *va_space,
+			  struct vm_area_struct *vma, u32 gpu_index);
+void uvm_device_range_free(struct uvm_va_space *va_space,
+			   struct uvm_va_range *range);
+int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
+			 struct uvm_gpu *gpu, u64 va);
+struct uvm_gpu_address uvm_device_range_phys(struct uvm_va_range *range, u64 va);
+
+/* uvm_host_range.c */
+int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_host_unregister(struct uvm_va_space *va_space, void *data);
+void uvm_host_range_free(struct uvm_va_space *va_space,
+			 struct uvm_va_range *range);
+int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
+		       struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
+struct page *uvm_host_range_page(struct uvm_va_range *range, u64 va);
 
 #endif /* _UVM_VA_RANGE_H_ */

@@ -104,7 +104,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	init_rwsem(&va_space->lock);
 	va_space->ranges = RB_ROOT_CACHED;
 	va_space->policies = RB_ROOT_CACHED;
-	uvm_migrate_queue_init(&va_space->migrate);
+	uvm_queue_init(&va_space->queue);
 	xa_init(&va_space->blocks);
 	address_space_init_once(&va_space->mapping);
 	va_space->mapping.host = inode;
@@ -178,18 +178,14 @@ void uvm_va_space_put(struct uvm_va_space *va_space)
  */
 void uvm_va_space_destroy(struct uvm_va_space *va_space)
 {
-	struct interval_tree_node *node;
-
 	uvm_va_space_unpublish(va_space, uvm_gpu_count);
-	uvm_migrate_queue_drain(&va_space->migrate);
+	uvm_queue_drain(&va_space->queue);
 
-	/* No VMA is left (each held a file reference); free what remains. */
-	down_write(&va_space->lock);
-	while ((node = interval_tree_iter_first(&va_space->ranges, 0, ULONG_MAX))) {
-		interval_tree_remove(node, &va_space->ranges);
-		kfree(container_of(node, struct uvm_va_range, node));
-	}
-	up_write(&va_space->lock);
+	/*
+	 * No VMA is left (each held a file reference): what remains is
+	 * registered host memory never unregistered.
+	 */
+	uvm_va_range_destroy_all(va_space);
 
 	uvm_va_space_put(va_space);
 }

@@ -14,7 +14,7 @@
 
 #include "uvm.h"
 #include "uvm_hal.h"
-#include "uvm_migrate.h"
+#include "uvm_queue.h"
 
 struct mm_struct;
 struct uvm_va_block;
@@ -33,7 +33,7 @@ struct uvm_va_block;
  * @blocks:	VA block index (address >> 21) -> struct uvm_va_block; the
  *		xarray's own lock for stores, @lock (write) for erasing
  * @gpu_va_spaces: one per registered GPU, created at open; constant
- * @migrate:	asynchronous migration batches and their fences
+ * @queue:	asynchronous jobs (migrations, copies) and their fences
  * @counters:	UVM_COUNTER_* values
  * @rcu:	deferred free: fault servicing looks us up under RCU
  */
@@ -46,7 +46,7 @@ struct uvm_va_space {
 	struct rb_root_cached policies;
 	struct xarray blocks;
 	struct uvm_gpu_va_space gpu_va_spaces[UVM_MAX_GPUS];
-	struct uvm_migrate_queue migrate;
+	struct uvm_queue queue;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	struct rcu_head rcu;
 };

@@ -119,7 +119,7 @@ TEST(ioctl_numbers)
 TEST(constants)
 {
 	ASSERT_EQ(1, UVM_API_VERSION_MAJOR);
-	ASSERT_EQ(1, UVM_API_VERSION_MINOR);
+	ASSERT_EQ(2, UVM_API_VERSION_MINOR);
 	ASSERT_EQ(1, UVM_TEST_OP_READ);
 	ASSERT_EQ(2, UVM_TEST_OP_WRITE);
 	ASSERT_EQ(3, UVM_TEST_OP_ATOMIC_ADD);
@@ -129,7 +129,7 @@ TEST(constants)
 	ASSERT_EQ(6, UVM_COUNTER_PAGES_H2D);
 	ASSERT_EQ(12, UVM_COUNTER_PAGES_POPULATED_CPU);
 	ASSERT_EQ(16, UVM_COUNTER_CPU_PAGES_UNMAPPED);
-	ASSERT_EQ(20, UVM_COUNTER_COUNT);
+	ASSERT_EQ(21, UVM_COUNTER_COUNT);
 	ASSERT_EQ(1024, UVM_TEST_MAX_WARPS);
 	ASSERT_EQ(4096, UVM_TEST_MAX_OPS);
 	ASSERT_EQ(64ULL << 20, UVM_TEST_MAX_DATA);
@@ -137,6 +137,97 @@ TEST(constants)
 	ASSERT_EQ(2ULL << 20, UVM_VA_BLOCK_SIZE);
 	ASSERT_EQ(1ULL, UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU));
 	ASSERT_EQ(4ULL, UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(1)));
+}
+
+/* API 1.1: struct uvm_location (8 bytes) and uvm_ioc_advise (48 bytes), fields in order */
+TEST(advise_layout)
+{
+	ASSERT_EQ(8, sizeof(struct uvm_location));
+	ASSERT_FIELD(struct uvm_location, type, 0, 4);
+	ASSERT_FIELD(struct uvm_location, id, 4, 4);
+	ASSERT_EQ(48, sizeof(struct uvm_ioc_advise));
+	ASSERT_FIELD(struct uvm_ioc_advise, address, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_advise, length, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_advise, advice, 16, 4);
+	ASSERT_FIELD(struct uvm_ioc_advise, flags, 20, 4);
+	ASSERT_FIELD(struct uvm_ioc_advise, location, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_advise, reserved, 32, 16);
+}
+
+/* API 1.1: struct uvm_range (16 bytes) and uvm_ioc_migrate (80 bytes), fields in order */
+TEST(migrate_layout)
+{
+	ASSERT_EQ(16, sizeof(struct uvm_range));
+	ASSERT_FIELD(struct uvm_range, address, 0, 8);
+	ASSERT_FIELD(struct uvm_range, length, 8, 8);
+	ASSERT_EQ(80, sizeof(struct uvm_ioc_migrate));
+	ASSERT_FIELD(struct uvm_ioc_migrate, op, 0, 4);
+	ASSERT_FIELD(struct uvm_ioc_migrate, flags, 4, 4);
+	ASSERT_FIELD(struct uvm_ioc_migrate, ranges_ptr, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_migrate, count, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_migrate, locations_ptr, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_migrate, location_starts_ptr, 32, 8);
+	ASSERT_FIELD(struct uvm_ioc_migrate, num_locations, 40, 4);
+	ASSERT_FIELD(struct uvm_ioc_migrate, bad_range, 44, 4);
+	ASSERT_FIELD(struct uvm_ioc_migrate, bad_location, 48, 4);
+	ASSERT_FIELD(struct uvm_ioc_migrate, pad, 52, 4);
+	ASSERT_FIELD(struct uvm_ioc_migrate, fence, 56, 8);
+	ASSERT_FIELD(struct uvm_ioc_migrate, reserved, 64, 16);
+}
+
+/* API 1.1: uvm_ioc_fence_wait (24), uvm_ioc_range_query (64), uvm_ioc_pointer_info (56) */
+TEST(query_layouts)
+{
+	ASSERT_EQ(24, sizeof(struct uvm_ioc_fence_wait));
+	ASSERT_FIELD(struct uvm_ioc_fence_wait, fence, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_fence_wait, flags, 8, 4);
+	ASSERT_FIELD(struct uvm_ioc_fence_wait, pad, 12, 4);
+	ASSERT_FIELD(struct uvm_ioc_fence_wait, completed, 16, 8);
+	ASSERT_EQ(64, sizeof(struct uvm_ioc_range_query));
+	ASSERT_FIELD(struct uvm_ioc_range_query, address, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_range_query, length, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_range_query, flags, 16, 4);
+	ASSERT_FIELD(struct uvm_ioc_range_query, read_mostly, 20, 4);
+	ASSERT_FIELD(struct uvm_ioc_range_query, preferred, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_range_query, last_prefetch, 32, 8);
+	ASSERT_FIELD(struct uvm_ioc_range_query, accessed_by, 40, 8);
+	ASSERT_FIELD(struct uvm_ioc_range_query, reserved, 48, 16);
+	ASSERT_EQ(56, sizeof(struct uvm_ioc_pointer_info));
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, address, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, start, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, size, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, buffer_id, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, flags, 32, 4);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, gpu_index, 36, 4);
+	ASSERT_FIELD(struct uvm_ioc_pointer_info, reserved, 40, 16);
+}
+
+/* API 1.1 command numbers and enumerations: CUDA's values, 0 left invalid */
+TEST(constants_1_1)
+{
+	ASSERT_EQ(0xC030D503U, (unsigned int)UVM_IOC_ADVISE);
+	ASSERT_EQ(0xC050D504U, (unsigned int)UVM_IOC_MIGRATE);
+	ASSERT_EQ(0xC018D505U, (unsigned int)UVM_IOC_FENCE_WAIT);
+	ASSERT_EQ(0xC040D506U, (unsigned int)UVM_IOC_RANGE_QUERY);
+	ASSERT_EQ(0xC038D507U, (unsigned int)UVM_IOC_POINTER_INFO);
+	ASSERT_EQ(0, UVM_LOCATION_INVALID);
+	ASSERT_EQ(1, UVM_LOCATION_GPU);
+	ASSERT_EQ(2, UVM_LOCATION_HOST);
+	ASSERT_EQ(3, UVM_LOCATION_HOST_NUMA);
+	ASSERT_EQ(4, UVM_LOCATION_HOST_NUMA_CURRENT);
+	ASSERT_EQ(1, UVM_ADVICE_SET_READ_MOSTLY);
+	ASSERT_EQ(6, UVM_ADVICE_UNSET_ACCESSED_BY);
+	ASSERT_EQ(1, UVM_MIGRATE_PREFETCH);
+	ASSERT_EQ(2, UVM_MIGRATE_DISCARD);
+	ASSERT_EQ(3, UVM_MIGRATE_DISCARD_PREFETCH);
+	ASSERT_EQ(1U, UVM_MIGRATE_ASYNC);
+	ASSERT_EQ(1U << 20, UVM_MIGRATE_MAX_RANGES);
+	ASSERT_EQ(0xffffffffU, UVM_MIGRATE_NO_INDEX);
+	ASSERT_EQ(1U, UVM_FENCE_WAIT_POLL);
+	ASSERT_EQ(1U, UVM_POINTER_MANAGED);
+	ASSERT_EQ(17, UVM_COUNTER_PAGES_DUPLICATED);
+	ASSERT_EQ(18, UVM_COUNTER_PAGES_DISCARDED);
+	ASSERT_EQ(19, UVM_COUNTER_PAGES_PREFETCHED);
 }
 
 /* Pattern words and checksum terms: the formulas tests and module share */

@@ -11,6 +11,7 @@
  * report, and the process carries on.  Every launch validation rule has its
  * error, and a rejected launch has no effect.
  */
+#include <sched.h>
 #include <stddef.h>
 
 #include "kselftest_harness.h"
@@ -387,18 +388,24 @@ TEST_F(fault, atomics_sum)
  * 1024 warps on one page: every batch services that page once, so
  * faults - duplicates = batches = replays, and the faults counted are the
  * faults the launch raised.  Whether several warps fault before the first
- * fault is serviced depends on scheduling, so the launch is repeated on
- * fresh pages until duplicates were coalesced (at most 10 times).
+ * fault is serviced depends on scheduling (seen to depend on the CPU the
+ * launcher runs on), so the launch is repeated on fresh pages, from each
+ * CPU in turn, until duplicates were coalesced (at most 20 times).
  */
 TEST_F(fault, duplicates_coalesced)
 {
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct uvm_counters before, d;
 	struct uvm_test_launch l;
 	struct uvm_test_gpu_op op;
 	unsigned int attempt;
+	cpu_set_t cpus;
 	uint8_t *p;
 
-	for (attempt = 0; attempt < 10; attempt++) {
+	for (attempt = 0; attempt < 20; attempt++) {
+		CPU_ZERO(&cpus);
+		CPU_SET(attempt % (ncpus > 0 ? ncpus : 1), &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
 		p = uvm_mmap(&self->dev, self->ps);
 		ASSERT_NE(MAP_FAILED, p);
 		if (attempt % 2)
@@ -470,6 +477,63 @@ TEST_F(fault, gpu_writes_cpu_readonly_range)
 	/* Back on the CPU, mapped read-only as the VMA says. */
 	ASSERT_RESIDENCY(&self->dev, p, 2, uvm_state(UVM_CPU_BIT, UVM_CPU_BIT, 0, 0));
 	ASSERT_EQ(SIGSEGV, uvm_touch_signal(p, true));
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/*
+ * Data buffers may themselves be managed memory: a READ into one range and
+ * a WRITE from another, even from the range being written
+ */
+TEST_F(fault, data_buffers_in_managed_memory)
+{
+	const uint64_t len = 4 * self->ps;
+	uint8_t *src = uvm_mmap(&self->dev, len), *dst = uvm_mmap(&self->dev, len);
+	uint8_t *ref = malloc(len);
+	struct uvm_test_gpu_op ops[2];
+
+	ASSERT_NE(MAP_FAILED, src);
+	ASSERT_NE(MAP_FAILED, dst);
+	ASSERT_NE(NULL, ref);
+	uvm_random_fill(ref, len, 8);
+	memcpy(src, ref, len);
+	/* GPU reads src into dst (dst is written back by the CPU side of the ioctl). */
+	ops[0] = uvm_op_read(src, len, 32, dst);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, self->gpu, 4, ops, 1, NULL));
+	ASSERT_EQ(-1, uvm_memcmp_at(dst, ref, len));
+	ASSERT_RESIDENCY(&self->dev, src, 4, UVM_STATE_GPU(self->gpu));
+	ASSERT_RESIDENCY(&self->dev, dst, 4, UVM_STATE_CPU);
+	/* GPU writes src's second half from its own first half. */
+	ops[1] = uvm_op_write(src + len / 2, len / 2, 16, src);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, self->gpu, 4, &ops[1], 1, NULL));
+	ASSERT_EQ(-1, uvm_memcmp_at(src, ref, len / 2));
+	ASSERT_EQ(-1, uvm_memcmp_at(src + len / 2, ref, len / 2));
+	ASSERT_EQ(0, munmap(src, len));
+	ASSERT_EQ(0, munmap(dst, len));
+	free(ref);
+}
+
+/*
+ * Atomic accesses that straddle two pages fault in the middle (the second
+ * page is not mapped yet): each word still gets its addend exactly once
+ */
+TEST_F(fault, atomic_access_across_pages)
+{
+	const uint64_t n = 8, len = n * self->ps, off = self->ps / 2, alen = 6 * self->ps;
+	uint64_t *p = uvm_mmap(&self->dev, len), i;
+	struct uvm_test_gpu_op op;
+	struct uvm_test_launch l;
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, len);
+	op = uvm_op_atomic((uint8_t *)p + off, alen, 5);
+	op.access_size = self->ps;
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, self->gpu, 1, &op, 1, &l));
+	ASSERT_EQ(7ULL, l.faults_raised);
+	for (i = 0; i < len / 8; i++) {
+		uint64_t want = i * 8 >= off && i * 8 < off + alen ? 5 : 0;
+
+		ASSERT_EQ(want, p[i]) TH_LOG("word %llu", (unsigned long long)i);
+	}
 	ASSERT_EQ(0, munmap(p, len));
 }
 
@@ -870,6 +934,108 @@ TEST_F(gpu_pair, alternating_atomics)
 	ASSERT_EQ(0, munmap(p, len));
 }
 
+/* One block with pages on the CPU and on both GPUs at once: per-page state exact */
+TEST_F(gpu_pair, mixed_residency_in_one_block)
+{
+	const uint64_t n = 6, len = n * self->ps;
+	uint8_t *p = uvm_mmap_block_aligned(&self->dev, len);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 9, len);
+	ASSERT_EQ(0, uvm_launch1(self->dev.fd, self->src, 1,
+				 uvm_op_pattern(p, 2 * self->ps, 1), NULL));
+	ASSERT_EQ(0, uvm_launch1(self->dev.fd, self->dst, 1,
+				 uvm_op_pattern(p + 2 * self->ps, 2 * self->ps, 2), NULL));
+	ASSERT_RESIDENCY(&self->dev, p, 2, UVM_STATE_GPU(self->src));
+	ASSERT_RESIDENCY(&self->dev, p + 2 * self->ps, 2, UVM_STATE_GPU(self->dst));
+	ASSERT_RESIDENCY(&self->dev, p + 4 * self->ps, 2, UVM_STATE_CPU);
+	ASSERT_EQ(self->vidmem_src + UVM_VA_BLOCK_SIZE, uvm_vidmem_used(self->dev.fd, self->src));
+	ASSERT_EQ(self->vidmem_dst + UVM_VA_BLOCK_SIZE, uvm_vidmem_used(self->dev.fd, self->dst));
+
+	/* Everything to the source GPU: the destination's chunk is freed. */
+	ASSERT_EQ(0, uvm_launch1(self->dev.fd, self->src, 2, uvm_op_read(p, len, 8, NULL), NULL));
+	ASSERT_RESIDENCY(&self->dev, p, n, UVM_STATE_GPU(self->src));
+	ASSERT_EQ(self->vidmem_dst, uvm_vidmem_used(self->dev.fd, self->dst));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p, 2 * self->ps, 1));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p + 2 * self->ps, 2 * self->ps, 2));
+	ASSERT_EQ(0x0909090909090909ULL, *(uint64_t *)(p + 5 * self->ps));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_EQ(self->vidmem_src, uvm_vidmem_wait(self->dev.fd, self->src, self->vidmem_src));
+}
+
+/* ABI limits of a launch, at and just past each one */
+FIXTURE(limits) {
+	struct uvm_dev dev;
+	uint64_t ps;
+};
+
+FIXTURE_SETUP(limits)
+{
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 1);
+	self->ps = self->dev.page_size;
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	uvm_dev_teardown(&self->dev);
+}
+
+/* Data buffers of exactly UVM_TEST_MAX_DATA bytes work; 8 more over two ops is -E2BIG */
+TEST_F_TIMEOUT(limits, data_max, 120)
+{
+	const uint64_t len = UVM_TEST_MAX_DATA, stride = UVM_MIB;
+	uint8_t *p = uvm_mmap(&self->dev, len), *buf = malloc(len);
+	struct uvm_test_gpu_op ops[2];
+	uint64_t k;
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_NE(NULL, buf);
+	for (k = 0; k < len / stride; k++)
+		*(uint64_t *)(p + k * stride) = k + 1;
+	memset(buf, 0xcc, len);
+	/* A strided read: 64 accesses, a 64 MiB buffer, gaps kept. */
+	ops[0] = uvm_op_read(p, len, 8, buf);
+	ops[0].stride = stride;
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 4, ops, 1, NULL));
+	for (k = 0; k < len / stride; k++) {
+		ASSERT_EQ(k + 1, *(uint64_t *)(buf + k * stride));
+		ASSERT_EQ(0xccccccccccccccccULL, *(uint64_t *)(buf + k * stride + 8));
+	}
+	/* Two ops whose buffers together pass the limit by 8 bytes. */
+	ops[0].length = len / 2 + 8;
+	ops[1] = ops[0];
+	ops[1].length = len / 2;
+	ASSERT_EQ(-E2BIG, uvm_launch(self->dev.fd, 0, 4, ops, 2, NULL));
+	ASSERT_EQ(0, munmap(p, len));
+	free(buf);
+}
+
+/*
+ * UVM_TEST_MAX_WARPS warps and UVM_TEST_MAX_OPS ops in one launch: op 0
+ * gives each of the 1024 warps one word of two pages, the other ops add to
+ * word 0 one after the other; every word exact
+ */
+TEST_F_TIMEOUT(limits, max_warps_and_ops, 120)
+{
+	struct uvm_test_gpu_op *ops = calloc(UVM_TEST_MAX_OPS, sizeof(*ops));
+	const uint64_t len = 2 * self->ps;
+	uint64_t *p = uvm_mmap(&self->dev, len);
+	unsigned int k;
+
+	ASSERT_NE(NULL, ops);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ((uint64_t)UVM_TEST_MAX_WARPS, len / 8);
+	ops[0] = uvm_op_atomic(p, len, 1);
+	for (k = 1; k < UVM_TEST_MAX_OPS; k++)
+		ops[k] = uvm_op_atomic(p, 8, 1);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, UVM_TEST_MAX_WARPS, ops, UVM_TEST_MAX_OPS, NULL));
+	ASSERT_EQ((uint64_t)UVM_TEST_MAX_OPS, p[0]);
+	for (k = 1; k < len / 8; k++)
+		ASSERT_EQ(1ULL, p[k]) TH_LOG("word %u", k);
+	ASSERT_EQ(0, munmap(p, len));
+	free(ops);
+}
+
 /*
  * Concurrency: several threads launch at once on every GPU.  Threads never
  * assert; they record their results for the test to check.
@@ -881,6 +1047,8 @@ struct launcher {
 	uint8_t *mem;
 	uint64_t len;
 	uint64_t value;		/* pattern seed base or atomic addend */
+	uint64_t stride;	/* if not 0: stride and access size of every op */
+	uint32_t access_size;
 	bool atomic;
 	int ret;		/* first launch error */
 	unsigned int bad_checksums;
@@ -896,6 +1064,10 @@ static void *launcher_main(void *arg)
 		if (t->atomic) {
 			ops[0] = uvm_op_random(uvm_op_atomic(t->mem, t->len, t->value), it);
 			ops[1] = uvm_op_atomic(t->mem, t->len, t->value);
+			if (t->stride) {
+				ops[0].stride = ops[1].stride = t->stride;
+				ops[0].access_size = ops[1].access_size = t->access_size;
+			}
 			t->ret = uvm_launch(t->fd, t->gpu, t->warps, ops, 2, NULL);
 			continue;
 		}
@@ -1025,6 +1197,83 @@ TEST_F_TIMEOUT(concurrent, cpu_and_gpus_share_a_block, 120)
 		ASSERT_EQ(0, self->t[k].ret) TH_LOG("thread %u", k);
 		ASSERT_EQ(0U, self->t[k].bad_checksums) TH_LOG("thread %u", k);
 		ASSERT_EQ(-1, uvm_pattern_mismatch(p + k * half / 2, half / 2, 500 * k + 7));
+	}
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/*
+ * The CPU adds atomically to the first word of each page while GPUs add to
+ * every word of the same pages: pages move on every access, no update lost
+ */
+TEST_F_TIMEOUT(concurrent, cpu_and_gpu_atomics_same_words, 120)
+{
+	const uint64_t n = 4, len = n * self->ps, words = len / 8;
+	const unsigned int cpu_adds = 400, nt = 2, iters = 3;
+	uint64_t *p = uvm_mmap(&self->dev, len), i, gpu_total = 0;
+	unsigned int k;
+
+	ASSERT_NE(MAP_FAILED, p);
+	for (i = 0; i < words; i++)
+		p[i] = i;
+	for (k = 0; k < nt; k++) {
+		self->t[k] = (struct launcher){
+			.fd = self->dev.fd, .gpu = k % self->dev.num_gpus, .warps = 4,
+			.iters = iters, .mem = (uint8_t *)p, .len = len, .value = 1, .atomic = true,
+		};
+		gpu_total += 2 * iters;
+		ASSERT_EQ(0, pthread_create(&self->t[k].thread, NULL, launcher_main, &self->t[k]));
+	}
+	for (k = 0; k < cpu_adds; k++)
+		__atomic_add_fetch(&p[(k % n) * (self->ps / 8)], 1000, __ATOMIC_SEQ_CST);
+	for (k = 0; k < nt; k++)
+		pthread_join(self->t[k].thread, NULL);
+	for (k = 0; k < nt; k++)
+		ASSERT_EQ(0, self->t[k].ret) TH_LOG("thread %u", k);
+	for (i = 0; i < words; i++) {
+		uint64_t cpu = i % (self->ps / 8) ? 0 : 1000ULL * cpu_adds / n;
+
+		ASSERT_EQ(i + gpu_total + cpu, p[i]) TH_LOG("word %llu", (unsigned long long)i);
+	}
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/*
+ * False sharing: the CPU stores to word 0 of each page while GPUs add to
+ * words 1..511 of the same pages (strided ops); neither side's writes are
+ * lost in the migrations
+ */
+TEST_F_TIMEOUT(concurrent, false_sharing_cpu_gpu, 120)
+{
+	const uint64_t n = 4, len = n * self->ps, wpp = self->ps / 8;
+	const unsigned int rounds = 300, iters = 3;
+	uint64_t *p = uvm_mmap(&self->dev, len), i;
+	unsigned int k, r, bad = 0;
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, len);
+	for (k = 0; k < 2; k++) {
+		self->t[k] = (struct launcher){
+			.fd = self->dev.fd, .gpu = k % self->dev.num_gpus, .warps = 2,
+			.iters = iters, .mem = (uint8_t *)(p + 1), .len = len - 8, .value = 1,
+			.stride = self->ps, .access_size = self->ps - 8, .atomic = true,
+		};
+		ASSERT_EQ(0, pthread_create(&self->t[k].thread, NULL, launcher_main, &self->t[k]));
+	}
+	for (r = 1; r <= rounds; r++) {
+		for (i = 0; i < n; i++)
+			*(volatile uint64_t *)&p[i * wpp] = r;
+		for (i = 0; i < n; i++)
+			bad += *(volatile uint64_t *)&p[i * wpp] != r;
+	}
+	for (k = 0; k < 2; k++)
+		pthread_join(self->t[k].thread, NULL);
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, self->t[k].ret) TH_LOG("thread %u", k);
+	ASSERT_EQ(0U, bad);
+	for (i = 0; i < len / 8; i++) {
+		uint64_t want = i % wpp ? 2 * 2 * iters : rounds;
+
+		ASSERT_EQ(want, p[i]) TH_LOG("word %llu", (unsigned long long)i);
 	}
 	ASSERT_EQ(0, munmap(p, len));
 }

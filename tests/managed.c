@@ -422,6 +422,104 @@ TEST_F(managed, fork_child_sigsegv)
 	ASSERT_EQ(0, munmap(p, len));
 }
 
+/*
+ * madvise(MADV_DOFORK) clears VM_DONTCOPY.  Whether or not the driver
+ * refuses it, a fork child that touches the range and exits must leave the
+ * parent's range exactly as it was: still managed, same data, GPU-readable.
+ */
+static int child_read_and_exit(void *addr)
+{
+	uvm_touch_signal(addr, false);
+	return 0;
+}
+
+/* A fork child after MADV_DOFORK: its exit leaves the parent's range intact */
+TEST_F(managed, madv_dofork_child_exit)
+{
+	uint64_t len = 2 * self->ps;
+	uint8_t *p = uvm_mmap(&self->dev, len), out[16];
+	struct uvm_test_gpu_op op;
+
+	ASSERT_NE(MAP_FAILED, p);
+	p[0] = 0x11;
+	p[self->ps] = 0x22;
+	if (madvise(p, len, MADV_DOFORK))
+		ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, uvm_run_child(child_read_and_exit, p));
+	ASSERT_RESIDENCY(&self->dev, p, 2, UVM_STATE_CPU);
+	ASSERT_EQ(0x11, p[0]);
+	ASSERT_EQ(0x22, p[self->ps]);
+	if (self->dev.num_gpus) {
+		memset(out, 0, sizeof(out));
+		op = uvm_op_read(p + self->ps, sizeof(out), 8, out);
+		ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 1, &op, 1, NULL));
+		ASSERT_EQ(0x22, out[0]);
+	}
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/* mprotect splits a range in three; munmap of each piece frees exactly that piece */
+TEST_F(managed, mprotect_split_then_munmap)
+{
+	uint64_t len = 6 * self->ps;
+	uint8_t *p = uvm_mmap(&self->dev, len);
+
+	ASSERT_NE(MAP_FAILED, p);
+	stamp_pages(p, 6, self->ps, 0x7700);
+	ASSERT_EQ(0, mprotect(p + 2 * self->ps, 2 * self->ps, PROT_READ));
+	ASSERT_EQ(-1, stamp_mismatch(p, 0, 6, self->ps, 0x7700));
+	ASSERT_EQ(SIGSEGV, uvm_touch_signal(p + 2 * self->ps, true));
+	ASSERT_EQ(0, munmap(p + 2 * self->ps, 2 * self->ps));
+	ASSERT_RESIDENCY(&self->dev, p + 2 * self->ps, 2, UVM_STATE_NONE);
+	ASSERT_RESIDENCY(&self->dev, p, 2, UVM_STATE_CPU);
+	ASSERT_RESIDENCY(&self->dev, p + 4 * self->ps, 2, UVM_STATE_CPU);
+	ASSERT_EQ(-1, stamp_mismatch(p, 0, 2, self->ps, 0x7700));
+	ASSERT_EQ(-1, stamp_mismatch(p, 4, 6, self->ps, 0x7700));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_RESIDENCY(&self->dev, p, 6, UVM_STATE_NONE);
+}
+
+/* MAP_FIXED over the middle of a range replaces it with a new, zero-filled range */
+TEST_F(managed, mmap_fixed_over_existing)
+{
+	uint64_t len = 6 * self->ps;
+	uint8_t *p = uvm_mmap(&self->dev, len), *q;
+
+	ASSERT_NE(MAP_FAILED, p);
+	stamp_pages(p, 6, self->ps, 0x8800);
+	q = mmap(p + 2 * self->ps, 2 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 self->dev.fd, 0);
+	ASSERT_EQ(p + 2 * self->ps, q);
+	ASSERT_RESIDENCY(&self->dev, q, 2, UVM_STATE_NONE);
+	ASSERT_EQ(-1, uvm_nonzero_at(q, 2 * self->ps));
+	ASSERT_EQ(-1, stamp_mismatch(p, 0, 2, self->ps, 0x8800));
+	ASSERT_EQ(-1, stamp_mismatch(p, 4, 6, self->ps, 0x8800));
+	ASSERT_RESIDENCY(&self->dev, p, 6, UVM_STATE_CPU);
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+/* A 1 TiB range costs nothing until touched; touched pages anywhere work */
+TEST_F(managed, huge_sparse_1tib)
+{
+	uint64_t len = 1024 * UVM_GIB;
+	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			  self->dev.fd, 0);
+	struct uvm_counters c;
+
+	ASSERT_NE(MAP_FAILED, p);
+	p[0] = 1;
+	p[len / 3] = 2;
+	p[len - 1] = 3;
+	ASSERT_EQ(0, uvm_counters(self->dev.fd, &c));
+	ASSERT_EQ(3ULL, c.c[UVM_COUNTER_PAGES_POPULATED_CPU]);
+	ASSERT_EQ(1, p[0]);
+	ASSERT_EQ(2, p[len / 3]);
+	ASSERT_EQ(3, p[len - 1]);
+	ASSERT_RESIDENCY(&self->dev, p + len - self->ps, 1, UVM_STATE_CPU);
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_RESIDENCY(&self->dev, p + len - self->ps, 1, UVM_STATE_NONE);
+}
+
 /* Many small ranges at once, each with its own data; half unmapped, half intact */
 TEST_F(managed, many_mappings)
 {

@@ -229,7 +229,7 @@ TEST_F_TIMEOUT(teardown, close_during_launch, 120)
 
 	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 0, len);
-	/* A shorter program: it must complete. */
+	/* Nothing interrupts it this time: it must complete. */
 	long_program(t, variant->type, p, len);
 	ASSERT_EQ(0, long_launch_start(t));
 	t->fd = -1;

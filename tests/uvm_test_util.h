@@ -12,6 +12,15 @@
  *  - builders of GPU access-program ops (uvm_op_read(), uvm_op_pattern(), ...);
  *  - expected-value helpers: pattern words and checksums computed exactly as
  *    uvm_test.h defines them;
+ *  - policy and migration (API 1.1): locations, uvm_advise(), uvm_migrate()
+ *    and its one-range forms (uvm_prefetch(), uvm_discard(), ...),
+ *    uvm_fence_wait(), uvm_range_query(), uvm_pointer_info(), GPU reads and
+ *    writes of a range that report the faults they raised, host NUMA nodes;
+ *  - device memory, registered host memory, copies and memsets (API 1.2):
+ *    uvm_mmap_device(), placement at a chosen offset from a 2 MiB boundary
+ *    (uvm_map_skewed()), uvm_host_register()/uvm_host_unregister(),
+ *    uvm_copy(), uvm_memset(), the pin count of the system
+ *    (uvm_pins_outstanding()) and ASSERT_BYTES();
  *  - process and thread helpers: run a function in a fork child and report
  *    how it ended, wait until a thread is blocked inside an ioctl.
  *
@@ -23,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -189,6 +199,9 @@ static inline const char *uvm_counter_name(unsigned int i)
 		[UVM_COUNTER_GPU_PAGES_MAPPED] = "gpu_pages_mapped",
 		[UVM_COUNTER_GPU_PAGES_UNMAPPED] = "gpu_pages_unmapped",
 		[UVM_COUNTER_CPU_PAGES_UNMAPPED] = "cpu_pages_unmapped",
+		[UVM_COUNTER_PAGES_DUPLICATED] = "pages_duplicated",
+		[UVM_COUNTER_PAGES_DISCARDED] = "pages_discarded",
+		[UVM_COUNTER_PAGES_PREFETCHED] = "pages_prefetched",
 	};
 
 	return i < UVM_COUNTER_COUNT && names[i] ? names[i] : "?";
@@ -272,12 +285,15 @@ static inline int uvm_residency_check(int fd, const void *addr, uint64_t npages,
 				      const struct uvm_test_page_state *want,
 				      long *bad, struct uvm_test_page_state *got)
 {
-	struct uvm_test_page_state *st = calloc(npages, sizeof(*st));
+	struct uvm_test_page_state *st;
 	uint64_t i;
 	int ret;
 
 	*bad = -1;
 	memset(got, 0, sizeof(*got));
+	if (npages > UVM_TEST_RESIDENCY_MAX_PAGES)
+		return -E2BIG;
+	st = calloc(npages, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	ret = uvm_residency(fd, addr, npages * page_size, st);
@@ -495,19 +511,27 @@ static inline uint64_t uvm_pattern_checksum(const void *gpu_addr, uint64_t len,
 	return sum;
 }
 
-/* Deterministic pseudo-random bytes (xorshift64*), seeded. */
+/*
+ * Deterministic pseudo-random bytes (xorshift64*), seeded: byte i is byte
+ * i % 8 (little endian) of the output for word i / 8.  Whole words are
+ * stored at once (MiB-sized buffers under TCG).
+ */
 static inline void uvm_random_fill(void *buf, uint64_t len, uint64_t seed)
 {
 	uint8_t *p = buf;
-	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1, i;
+	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1, i, w, k;
 
-	for (i = 0; i < len; i++) {
-		if (i % 8 == 0) {
-			x ^= x >> 12;
-			x ^= x << 25;
-			x ^= x >> 27;
+	for (i = 0; i < len; i += 8) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		w = x * 0x2545F4914F6CDD1DULL;
+		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && len - i >= 8) {
+			memcpy(p + i, &w, 8);
+			continue;
 		}
-		p[i] = (uint8_t)((x * 0x2545F4914F6CDD1DULL) >> (8 * (i % 8)));
+		for (k = 0; k < 8 && i + k < len; k++)
+			p[i + k] = (uint8_t)(w >> (8 * k));
 	}
 }
 
@@ -558,6 +582,46 @@ static inline void *uvm_unmapped_address(uint64_t len)
 	return p;
 }
 
+/**
+ * uvm_map_skewed() - mmap at a chosen distance from a 2 MiB boundary
+ * @len:	bytes
+ * @skew:	the mapping starts @skew bytes (a page multiple) past a 2 MiB
+ *		(VA block) boundary
+ * @prot:	PROT_*
+ * @flags:	MAP_* (MAP_FIXED is added)
+ * @fd:		file, -1 for anonymous memory
+ * @offset:	file offset
+ *
+ * Lets tests place any kind of memory so that they know exactly which
+ * blocks and vidmem chunks it touches.  Return: the mapping, or MAP_FAILED
+ * (errno set).
+ */
+static inline void *uvm_map_skewed(uint64_t len, uint64_t skew, int prot, int flags,
+				   int fd, uint64_t offset)
+{
+	uint64_t slack = UVM_VA_BLOCK_SIZE, rlen = len + skew + slack;
+	uint8_t *r, *a;
+	void *p;
+	int err;
+
+	r = mmap(NULL, rlen, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return r;
+	a = (uint8_t *)(((uintptr_t)r + slack - 1) & ~(uintptr_t)(slack - 1)) + skew;
+	p = mmap(a, len, prot, flags | MAP_FIXED, fd, (off_t)offset);
+	if (p == MAP_FAILED) {
+		err = errno;
+		munmap(r, rlen);
+		errno = err;
+		return p;
+	}
+	if (a > r)
+		munmap(r, a - r);
+	if (r + rlen > a + len)
+		munmap(a + len, (r + rlen) - (a + len));
+	return p;
+}
+
 /*
  * mmap a managed range of @len bytes starting on a 2 MiB (VA block)
  * boundary, so that tests can count blocks and vidmem chunks exactly.
@@ -565,25 +629,8 @@ static inline void *uvm_unmapped_address(uint64_t len)
  */
 static inline void *uvm_mmap_block_aligned(const struct uvm_dev *dev, uint64_t len)
 {
-	uint64_t slack = UVM_VA_BLOCK_SIZE;
-	uint8_t *r, *a;
-	void *p;
-
-	r = mmap(NULL, len + slack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0);
-	if (r == MAP_FAILED)
-		return r;
-	a = (uint8_t *)(((uintptr_t)r + slack - 1) & ~(uintptr_t)(slack - 1));
-	p = mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, dev->fd, 0);
-	if (p == MAP_FAILED) {
-		munmap(r, len + slack);
-		return p;
-	}
-	if (a > r)
-		munmap(r, a - r);
-	if (r + len + slack > a + len)
-		munmap(a + len, (r + len + slack) - (a + len));
-	return p;
+	return uvm_map_skewed(len, 0, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+			      UVM_MMAP_MANAGED);
 }
 
 /*
@@ -617,6 +664,526 @@ static inline int uvm_touch_signal(void *addr, bool write)
 	sigaction(SIGBUS, &old_bus, NULL);
 	return sig;
 }
+
+/* Policy, migration and queries (API 1.1) */
+
+static inline struct uvm_location uvm_loc(uint32_t type, int32_t id)
+{
+	return (struct uvm_location){ .type = type, .id = id };
+}
+
+#define UVM_LOC_GPU(g)		uvm_loc(UVM_LOCATION_GPU, (int32_t)(g))
+#define UVM_LOC_HOST		uvm_loc(UVM_LOCATION_HOST, 0)
+#define UVM_LOC_NUMA(n)		uvm_loc(UVM_LOCATION_HOST_NUMA, (n))
+#define UVM_LOC_NUMA_CURRENT	uvm_loc(UVM_LOCATION_HOST_NUMA_CURRENT, 0)
+#define UVM_LOC_INVALID		uvm_loc(UVM_LOCATION_INVALID, 0)
+
+/* The residency-mask bit of the processor a location names (host: the CPU). */
+static inline uint64_t uvm_loc_bit(struct uvm_location loc)
+{
+	return loc.type == UVM_LOCATION_GPU ? UVM_GPU_BIT(loc.id) : UVM_CPU_BIT;
+}
+
+static inline bool uvm_loc_equal(struct uvm_location a, struct uvm_location b)
+{
+	return a.type == b.type && a.id == b.id;
+}
+
+/*
+ * ASSERT that a reported location is @want: the type always, the id only
+ * where it means something (GPU, HOST_NUMA); CUDA says to ignore it otherwise.
+ */
+#define ASSERT_LOCATION(want, got) do {						\
+	struct uvm_location __w = (want), __g = (got);				\
+	ASSERT_EQ(__w.type, __g.type) {						\
+		TH_LOG("location type %u id %d, want type %u id %d",		\
+		       __g.type, __g.id, __w.type, __w.id);			\
+	}									\
+	if (__w.type == UVM_LOCATION_GPU || __w.type == UVM_LOCATION_HOST_NUMA)	\
+		ASSERT_EQ(__w.id, __g.id);					\
+} while (0)
+
+/* UVM_IOC_ADVISE on [addr, +len). */
+static inline int uvm_advise(int fd, const void *addr, uint64_t len, uint32_t advice,
+			     struct uvm_location loc)
+{
+	struct uvm_ioc_advise args = {
+		.address = (uintptr_t)addr,
+		.length = len,
+		.advice = advice,
+		.location = loc,
+	};
+
+	return uvm_ioctl(fd, UVM_IOC_ADVISE, &args);
+}
+
+/**
+ * uvm_migrate() - UVM_IOC_MIGRATE of a batch
+ * @fd:		the VA space
+ * @op:		UVM_MIGRATE_*
+ * @flags:	UVM_MIGRATE_ASYNC or 0
+ * @ranges:	@count ranges
+ * @count:	ranges
+ * @locs:	@nlocs destinations (NULL for DISCARD)
+ * @starts:	@nlocs location starts (NULL for DISCARD)
+ * @nlocs:	destinations
+ * @out:	the structure as the module returned it (fence, bad_range,
+ *		bad_location); may be NULL
+ *
+ * Return: 0 or -errno.
+ */
+static inline int uvm_migrate(int fd, uint32_t op, uint32_t flags,
+			      const struct uvm_range *ranges, uint64_t count,
+			      const struct uvm_location *locs, const uint64_t *starts,
+			      uint32_t nlocs, struct uvm_ioc_migrate *out)
+{
+	struct uvm_ioc_migrate args = {
+		.op = op,
+		.flags = flags,
+		.ranges_ptr = (uintptr_t)ranges,
+		.count = count,
+		.locations_ptr = (uintptr_t)locs,
+		.location_starts_ptr = (uintptr_t)starts,
+		.num_locations = nlocs,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_MIGRATE, &args);
+
+	if (out)
+		*out = args;
+	return ret;
+}
+
+/* One range, one destination: PREFETCH or DISCARD_PREFETCH, sync or async. */
+static inline int uvm_migrate1(int fd, uint32_t op, uint32_t flags, const void *addr,
+			       uint64_t len, struct uvm_location loc, uint64_t *fence)
+{
+	struct uvm_range r = { .address = (uintptr_t)addr, .length = len };
+	struct uvm_ioc_migrate out;
+	uint64_t start = 0;
+	int ret;
+
+	ret = uvm_migrate(fd, op, flags, &r, 1, op == UVM_MIGRATE_DISCARD ? NULL : &loc,
+			  op == UVM_MIGRATE_DISCARD ? NULL : &start,
+			  op == UVM_MIGRATE_DISCARD ? 0 : 1, &out);
+	if (fence)
+		*fence = out.fence;
+	return ret;
+}
+
+/* Synchronous prefetch of [addr, +len) to @loc. */
+static inline int uvm_prefetch(int fd, const void *addr, uint64_t len,
+			       struct uvm_location loc)
+{
+	return uvm_migrate1(fd, UVM_MIGRATE_PREFETCH, 0, addr, len, loc, NULL);
+}
+
+/* Synchronous discard of [addr, +len). */
+static inline int uvm_discard(int fd, const void *addr, uint64_t len)
+{
+	return uvm_migrate1(fd, UVM_MIGRATE_DISCARD, 0, addr, len, UVM_LOC_INVALID, NULL);
+}
+
+/* Synchronous discard-and-prefetch of [addr, +len) to @loc. */
+static inline int uvm_discard_prefetch(int fd, const void *addr, uint64_t len,
+				       struct uvm_location loc)
+{
+	return uvm_migrate1(fd, UVM_MIGRATE_DISCARD_PREFETCH, 0, addr, len, loc, NULL);
+}
+
+/* UVM_IOC_FENCE_WAIT; @completed (may be NULL) gets the highest completed fence. */
+static inline int uvm_fence_wait(int fd, uint64_t fence, uint32_t flags, uint64_t *completed)
+{
+	struct uvm_ioc_fence_wait args = { .fence = fence, .flags = flags };
+	int ret = uvm_ioctl(fd, UVM_IOC_FENCE_WAIT, &args);
+
+	if (completed)
+		*completed = args.completed;
+	return ret;
+}
+
+/* UVM_IOC_RANGE_QUERY of [addr, +len) into @out. */
+static inline int uvm_range_query(int fd, const void *addr, uint64_t len,
+				  struct uvm_ioc_range_query *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->address = (uintptr_t)addr;
+	out->length = len;
+	return uvm_ioctl(fd, UVM_IOC_RANGE_QUERY, out);
+}
+
+/* UVM_IOC_POINTER_INFO of @addr into @out. */
+static inline int uvm_pointer_info(int fd, const void *addr, struct uvm_ioc_pointer_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->address = (uintptr_t)addr;
+	return uvm_ioctl(fd, UVM_IOC_POINTER_INFO, out);
+}
+
+/*
+ * GPU @gpu reads [addr, +len) into @out (one warp, 64-byte accesses);
+ * @faults (may be NULL) gets the fault entries the launch raised.
+ * Return: 0 or -errno of the launch.
+ */
+static inline int uvm_gpu_read(int fd, uint32_t gpu, const void *addr, uint64_t len,
+			       void *out, uint64_t *faults)
+{
+	struct uvm_test_gpu_op op = uvm_op_read(addr, len, len % 64 ? 8 : 64, out);
+	struct uvm_test_launch l;
+	int ret = uvm_launch(fd, gpu, 1, &op, 1, &l);
+
+	if (faults)
+		*faults = l.faults_raised;
+	return ret;
+}
+
+/* GPU @gpu writes @src to [addr, +len), like uvm_gpu_read(). */
+static inline int uvm_gpu_write(int fd, uint32_t gpu, const void *addr, uint64_t len,
+				const void *src, uint64_t *faults)
+{
+	struct uvm_test_gpu_op op = uvm_op_write(addr, len, len % 64 ? 8 : 64, src);
+	struct uvm_test_launch l;
+	int ret = uvm_launch(fd, gpu, 1, &op, 1, &l);
+
+	if (faults)
+		*faults = l.faults_raised;
+	return ret;
+}
+
+/*
+ * Two managed ranges of @len bytes each, adjacent in the address space
+ * (@p[1] == @p[0] + len), from two mmap() calls.  Return: 0 or -errno.
+ */
+static inline int uvm_mmap_adjacent(const struct uvm_dev *dev, uint64_t len, uint8_t *p[2])
+{
+	uint8_t *r = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (r == MAP_FAILED)
+		return -errno;
+	for (i = 0; i < 2; i++) {
+		p[i] = mmap(r + i * len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			    dev->fd, 0);
+		if (p[i] == MAP_FAILED) {
+			munmap(r, 2 * len);
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/**
+ * struct uvm_env - a VA space with one managed range and scratch buffers:
+ * the state every test of the policy and migration suites starts from
+ * @dev:	the open /dev/uvm
+ * @ps:		page size
+ * @npages:	pages of @p
+ * @len:	bytes of @p
+ * @p:		an untouched managed range of @npages pages
+ * @ref:	@len random bytes (what tests write and expect back)
+ * @out:	@len bytes for GPU reads
+ * @zero:	@len zero bytes
+ */
+struct uvm_env {
+	struct uvm_dev dev;
+	uint64_t ps;
+	uint64_t npages;
+	uint64_t len;
+	uint8_t *p;
+	uint8_t *ref;
+	uint8_t *out;
+	uint8_t *zero;
+};
+
+/**
+ * uvm_env_setup() - the body of a policy/migration FIXTURE_SETUP
+ * @env:	filled in
+ * @npages:	pages of the managed range
+ * @min_gpus:	skip with fewer GPUs
+ */
+#define uvm_env_setup(env, npages, min_gpus) \
+	__uvm_env_setup(_metadata, env, npages, min_gpus)
+
+static inline void __uvm_env_setup(struct __test_metadata *_metadata,
+				   struct uvm_env *env, uint64_t npages,
+				   uint32_t min_gpus)
+{
+	__uvm_dev_setup(_metadata, &env->dev, UVM_NEED_TEST_IOCTLS, min_gpus);
+	env->ps = env->dev.page_size;
+	env->npages = npages;
+	env->len = npages * env->ps;
+	env->p = uvm_mmap(&env->dev, env->len);
+	ASSERT_NE(MAP_FAILED, env->p);
+	env->ref = malloc(env->len);
+	env->out = malloc(env->len);
+	env->zero = calloc(1, env->len);
+	ASSERT_NE(NULL, env->ref);
+	ASSERT_NE(NULL, env->out);
+	ASSERT_NE(NULL, env->zero);
+	uvm_random_fill(env->ref, env->len, 0x5eed + npages);
+}
+
+static inline void uvm_env_teardown(struct uvm_env *env)
+{
+	if (env->p && env->p != MAP_FAILED)
+		munmap(env->p, env->len);
+	free(env->ref);
+	free(env->out);
+	free(env->zero);
+	uvm_dev_teardown(&env->dev);
+}
+
+/* Fault counts not checked by ASSERT_GPU_READ(). */
+#define UVM_ANY_FAULTS	UINT64_MAX
+
+/*
+ * ASSERT that GPU @gpu reads exactly the @len bytes @want at @addr (into
+ * env->out), raising @faults fault entries (UVM_ANY_FAULTS: any number).
+ */
+#define ASSERT_GPU_READ(env, gpu, addr, len, want, faults) do {			\
+	uint64_t __faults = 0, __want_faults = (faults);			\
+	memset((env)->out, 0xa5, (len));					\
+	ASSERT_EQ(0, uvm_gpu_read((env)->dev.fd, (gpu), (addr), (len),		\
+				  (env)->out, &__faults));			\
+	ASSERT_EQ(-1, uvm_memcmp_at((env)->out, (want), (len))) {		\
+		TH_LOG("GPU %u read of %p differs", (unsigned int)(gpu),	\
+		       (void *)(addr));						\
+	}									\
+	if (__want_faults != UVM_ANY_FAULTS)					\
+		ASSERT_EQ(__want_faults, __faults) {				\
+			TH_LOG("faults raised by the GPU %u read",		\
+			       (unsigned int)(gpu));				\
+		}								\
+} while (0)
+
+/* ASSERT that GPU @gpu writes @src to [addr, +len) raising @faults faults. */
+#define ASSERT_GPU_WRITE(env, gpu, addr, len, src, faults) do {		\
+	uint64_t __faults = 0, __want_faults = (faults);			\
+	ASSERT_EQ(0, uvm_gpu_write((env)->dev.fd, (gpu), (addr), (len),	\
+				   (src), &__faults));				\
+	if (__want_faults != UVM_ANY_FAULTS)					\
+		ASSERT_EQ(__want_faults, __faults) {				\
+			TH_LOG("faults raised by the GPU %u write",		\
+			       (unsigned int)(gpu));				\
+		}								\
+} while (0)
+
+/* ASSERT that the CPU reads exactly the @len bytes @want at @addr. */
+#define ASSERT_CPU_READ(addr, len, want) \
+	ASSERT_EQ(-1, uvm_memcmp_at((addr), (want), (len)))
+
+/* Snapshot the counters, run @stmt, store the delta in @d. */
+#define UVM_COUNT_DELTA(fd, d, stmt) do {					\
+	struct uvm_counters __before, __after;					\
+	ASSERT_EQ(0, uvm_counters((fd), &__before));				\
+	stmt;									\
+	ASSERT_EQ(0, uvm_counters((fd), &__after));				\
+	(d) = uvm_counters_delta(&__before, &__after);				\
+} while (0)
+
+/* Host NUMA nodes */
+
+/* NUMA node of the CPU the caller runs on (getcpu()), or -1. */
+static inline int uvm_current_node(void)
+{
+	unsigned int cpu, node;
+
+	return getcpu(&cpu, &node) ? -1 : (int)node;
+}
+
+/*
+ * Whether NUMA node @node has memory, from /sys/devices/system/node/has_memory
+ * (a list such as "0" or "0-1,3"); without that file only node 0 has.
+ */
+static inline bool uvm_node_has_memory(int node)
+{
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "re");
+	char buf[256], *s, *end;
+	bool found = false;
+	long a, b;
+
+	if (!f)
+		return node == 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	for (s = buf; *s && *s != '\n' && !found; s = end + (*end == ',')) {
+		a = strtol(s, &end, 10);
+		if (end == s)
+			break;
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		found = node >= a && node <= b;
+	}
+	return found;
+}
+
+/* The lowest node with memory (a valid HOST_NUMA id), or -1. */
+static inline int uvm_node_with_memory(void)
+{
+	int n;
+
+	for (n = 0; n < 4096; n++)
+		if (uvm_node_has_memory(n))
+			return n;
+	return -1;
+}
+
+/* The lowest node id without memory (a HOST_NUMA id the module must refuse). */
+static inline int uvm_node_without_memory(void)
+{
+	int n;
+
+	for (n = 0; uvm_node_has_memory(n); n++)
+		;
+	return n;
+}
+
+/* Device memory, registered host memory, copies and memsets (API 1.2) */
+
+/*
+ * mmap @len bytes of GPU @gpu's memory (PROT_NONE: the CPU cannot access
+ * it); MAP_FAILED on error (errno set).
+ */
+static inline void *uvm_mmap_device(const struct uvm_dev *dev, uint32_t gpu, uint64_t len)
+{
+	return mmap(NULL, len, PROT_NONE, MAP_SHARED, dev->fd, UVM_MMAP_DEVICE(gpu));
+}
+
+/* Device memory of GPU @gpu placed @skew bytes past a 2 MiB boundary. */
+static inline void *uvm_mmap_device_skewed(const struct uvm_dev *dev, uint32_t gpu,
+					   uint64_t len, uint64_t skew)
+{
+	return uvm_map_skewed(len, skew, PROT_NONE, MAP_SHARED, dev->fd, UVM_MMAP_DEVICE(gpu));
+}
+
+/* Number of 2 MiB regions (VA blocks, device-memory chunks) [addr, +len) touches. */
+static inline uint64_t uvm_blocks_spanned(const void *addr, uint64_t len)
+{
+	uint64_t a = (uintptr_t)addr;
+
+	return ((a + len - 1) >> UVM_VA_BLOCK_SHIFT) - (a >> UVM_VA_BLOCK_SHIFT) + 1;
+}
+
+/* UVM_IOC_HOST_REGISTER; @buffer_id (may be NULL) gets the new buffer id. */
+static inline int uvm_host_register(int fd, const void *addr, uint64_t len, uint32_t flags,
+				    uint64_t *buffer_id)
+{
+	struct uvm_ioc_host_register args = {
+		.address = (uintptr_t)addr,
+		.length = len,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_HOST_REGISTER, &args);
+
+	if (buffer_id)
+		*buffer_id = args.buffer_id;
+	return ret;
+}
+
+/* UVM_IOC_HOST_UNREGISTER of the registration starting at @addr. */
+static inline int uvm_host_unregister(int fd, const void *addr)
+{
+	struct uvm_ioc_host_unregister args = { .address = (uintptr_t)addr };
+
+	return uvm_ioctl(fd, UVM_IOC_HOST_UNREGISTER, &args);
+}
+
+/* UVM_IOC_COPY by GPU @gpu's engine; @fence (may be NULL) gets its fence. */
+static inline int uvm_copy(int fd, const void *dst, const void *src, uint64_t len,
+			   uint32_t gpu, uint32_t flags, uint64_t *fence)
+{
+	struct uvm_ioc_copy args = {
+		.dst = (uintptr_t)dst,
+		.src = (uintptr_t)src,
+		.length = len,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_COPY, &args);
+
+	if (fence)
+		*fence = args.fence;
+	return ret;
+}
+
+/* UVM_IOC_MEMSET of @count elements of @esize bytes; @fence may be NULL. */
+static inline int uvm_memset(int fd, const void *dst, uint64_t count, uint32_t value,
+			     uint32_t esize, uint32_t gpu, uint32_t flags, uint64_t *fence)
+{
+	struct uvm_ioc_memset args = {
+		.dst = (uintptr_t)dst,
+		.count = count,
+		.value = value,
+		.element_size = esize,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_MEMSET, &args);
+
+	if (fence)
+		*fence = args.fence;
+	return ret;
+}
+
+/*
+ * Pages pinned with FOLL_PIN in the whole system and not yet unpinned:
+ * nr_foll_pin_acquired - nr_foll_pin_released of /proc/vmstat, after
+ * folding every CPU's pending deltas in (a write to /proc/sys/vm/stat_refresh,
+ * root only).  Nothing else in the test guest pins pages, so registrations
+ * and copies can be checked for exact pin counts and leaks.  INT64_MIN when
+ * unavailable.
+ */
+static inline int64_t uvm_pins_outstanding(void)
+{
+	long long acq = -1, rel = -1, v;
+	int rfd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	char name[64];
+	FILE *f;
+
+	if (rfd < 0)
+		return INT64_MIN;
+	if (write(rfd, "1\n", 2) != 2) {
+		close(rfd);
+		return INT64_MIN;
+	}
+	close(rfd);
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return INT64_MIN;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return acq < 0 || rel < 0 ? INT64_MIN : (int64_t)(acq - rel);
+}
+
+/* Wait up to a few seconds for uvm_pins_outstanding() to be @want; returns the last value. */
+static inline int64_t uvm_pins_wait(int64_t want)
+{
+	int64_t pins = 0;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		pins = uvm_pins_outstanding();
+		if (pins == want)
+			break;
+		usleep(10000);
+	}
+	return pins;
+}
+
+/* Index of the first byte that differs (memcmp first: fast when equal), or -1. */
+static inline long uvm_bytes_differ(const void *got, const void *want, uint64_t len)
+{
+	return memcmp(got, want, len) ? uvm_memcmp_at(got, want, len) : -1;
+}
+
+/* ASSERT that the @len bytes at @got are exactly those at @want. */
+#define ASSERT_BYTES(got, want, len) do {						const uint8_t *__g = (const uint8_t *)(got), *__w = (const uint8_t *)(want); 	long __at = uvm_bytes_differ(__g, __w, (len));					ASSERT_EQ(-1, __at) {									TH_LOG("byte %ld of %llu differs: %#x, want %#x", __at,				       (unsigned long long)(len), __g[__at], __w[__at]);		}									} while (0)
 
 /* Processes and threads */
 

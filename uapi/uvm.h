@@ -22,6 +22,9 @@
  *  1.1  ADVISE, MIGRATE (prefetch, discard, discard-and-prefetch batches,
  *       synchronous or asynchronous with fences), FENCE_WAIT, RANGE_QUERY,
  *       POINTER_INFO.
+ *  1.2  Device memory (mmap at UVM_MMAP_DEVICE(gpu)), HOST_REGISTER,
+ *       HOST_UNREGISTER, COPY and MEMSET through the copy engines;
+ *       POINTER_INFO reports the kind and GPU of an allocation.
  */
 #ifndef _UAPI_UVM_H_
 #define _UAPI_UVM_H_
@@ -30,7 +33,7 @@
 #include <linux/types.h>
 
 #define UVM_API_VERSION_MAJOR	1
-#define UVM_API_VERSION_MINOR	1
+#define UVM_API_VERSION_MINOR	2
 
 /* Name of the device node under /dev. */
 #define UVM_DEVICE_NAME		"uvm"
@@ -130,7 +133,8 @@ struct uvm_ioc_gpu_info {
 #define UVM_COUNTER_PAGES_DUPLICATED	17 /* read-only copies created (read-mostly) */
 #define UVM_COUNTER_PAGES_DISCARDED	18 /* pages whose contents were dropped */
 #define UVM_COUNTER_PAGES_PREFETCHED	19 /* pages made resident by MIGRATE */
-#define UVM_COUNTER_COUNT		20
+#define UVM_COUNTER_PAGES_EVICTED	20 /* pages evicted from a full GPU */
+#define UVM_COUNTER_COUNT		21
 
 /**
  * struct uvm_ioc_get_counters - UVM_IOC_GET_COUNTERS
@@ -315,6 +319,9 @@ struct uvm_ioc_range_query {
 
 /* struct uvm_ioc_pointer_info::flags (out) */
 #define UVM_POINTER_MANAGED	(1U << 0)	/* managed memory (mmap of /dev/uvm) */
+#define UVM_POINTER_DEVICE	(1U << 1)	/* device memory of GPU gpu_index */
+#define UVM_POINTER_HOST	(1U << 2)	/* registered (pinned) host memory */
+#define UVM_POINTER_READ_ONLY	(1U << 3)	/* GPUs may only read it */
 
 /**
  * struct uvm_ioc_pointer_info - UVM_IOC_POINTER_INFO: what an address is
@@ -324,8 +331,11 @@ struct uvm_ioc_range_query {
  * @buffer_id:	(out) unique id of the allocation, never reused while the
  *		module is loaded; the pieces left by a partial munmap keep it
  * @flags:	(out) UVM_POINTER_*
- * @pad:	must be zero
+ * @gpu_index:	(in) must be zero; (out) for UVM_POINTER_DEVICE, the GPU
+ *		owning the memory
  * @reserved:	must be zero
+ *
+ * For registered host memory @start and @size are the bytes registered.
  *
  * Return: 0, or -ENOENT when @address is in no allocation of the VA space.
  */
@@ -335,7 +345,123 @@ struct uvm_ioc_pointer_info {
 	__u64 size;
 	__u64 buffer_id;
 	__u32 flags;
+	__u32 gpu_index;
+	__u64 reserved[2];
+};
+
+/*
+ * Device memory: mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, UVM_MMAP_DEVICE(g))
+ * allocates len bytes (rounded up to pages) of GPU g's memory, zeroed, at the
+ * returned address of the unified address space.  Every GPU can access it
+ * (GPU g locally, the others as peers); it never migrates and is never
+ * evicted; the CPU cannot access it (SIGBUS/SIGSEGV).  It is backed in 2 MiB
+ * chunks per 2 MiB of address space it touches, allocated at mmap time:
+ * -ENOMEM when the GPU lacks them.  Only whole mappings can be unmapped.
+ */
+#define UVM_MMAP_MANAGED	0ULL
+#define UVM_MMAP_DEVICE(gpu)	((1ULL << 40) | ((__u64)(gpu) << 32))
+
+/* struct uvm_ioc_host_register::flags */
+#define UVM_HOST_REGISTER_READ_ONLY	(1U << 0)	/* GPUs may only read */
+
+/**
+ * struct uvm_ioc_host_register - UVM_IOC_HOST_REGISTER: pin host memory
+ * @address:	(in) first byte of ordinary process memory (malloc, mmap)
+ * @length:	(in) bytes, > 0
+ * @flags:	(in) UVM_HOST_REGISTER_*
+ * @pad:	must be zero
+ * @buffer_id:	(out) its buffer id
+ * @reserved:	must be zero
+ *
+ * The pages covering the bytes are pinned and every GPU can access them at
+ * the same addresses (mapped on first access).  Unregister with the same
+ * @address.
+ *
+ * Return: 0; -EEXIST when the bytes overlap a registered range; -EINVAL
+ * when they overlap managed or device memory, or for bad flags; -EFAULT when
+ * the memory is not mapped (or not writable without READ_ONLY); -ENOMEM.
+ */
+struct uvm_ioc_host_register {
+	__u64 address;
+	__u64 length;
+	__u32 flags;
 	__u32 pad;
+	__u64 buffer_id;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_host_unregister - UVM_IOC_HOST_UNREGISTER
+ * @address:	(in) the address given to UVM_IOC_HOST_REGISTER
+ * @reserved:	must be zero
+ *
+ * GPU mappings are removed and the pages unpinned.
+ *
+ * Return: 0, or -ENOENT when no registration starts at @address.
+ */
+struct uvm_ioc_host_unregister {
+	__u64 address;
+	__u64 reserved[3];
+};
+
+/* struct uvm_ioc_copy::flags, struct uvm_ioc_memset::flags */
+#define UVM_COPY_ASYNC		(1U << 0)	/* queue it, return a fence */
+
+#define UVM_COPY_MAX_BYTES	(1ULL << 32)
+
+/**
+ * struct uvm_ioc_copy - UVM_IOC_COPY: copy bytes with a GPU's copy engine
+ * @dst:	(in) destination address
+ * @src:	(in) source address
+ * @length:	(in) bytes, 1 .. UVM_COPY_MAX_BYTES
+ * @gpu_index:	(in) GPU whose copy engine copies (the caller's device)
+ * @flags:	(in) UVM_COPY_ASYNC or 0
+ * @fence:	(out) the copy's fence (both modes)
+ * @reserved:	must be zero
+ *
+ * Each side lies entirely inside one allocation (managed, device or
+ * registered host memory) or entirely in ordinary process memory, which is
+ * pinned until the copy ran.  Managed pages are accessed as a read (source)
+ * or write (destination) by @gpu_index would be: the memory policy decides
+ * where they are (see Documentation/policy.rst).  Sides may overlap only if
+ * identical.  Ordered with the other jobs of the VA space by fence.
+ *
+ * Return: 0; -EINVAL for bad flags, length, or a side partly inside an
+ * allocation; -ENODEV for a bad GPU; -EFAULT for unmapped process memory
+ * or a read-only destination; -EPERM to write read-only registered memory;
+ * -EINTR; -ENOMEM.
+ */
+struct uvm_ioc_copy {
+	__u64 dst;
+	__u64 src;
+	__u64 length;
+	__u32 gpu_index;
+	__u32 flags;
+	__u64 fence;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_memset - UVM_IOC_MEMSET: fill with a copy engine
+ * @dst:	(in) first byte, aligned to @element_size
+ * @count:	(in) elements, 1 .. UVM_COPY_MAX_BYTES / @element_size
+ * @value:	(in) the element (low @element_size bytes used)
+ * @element_size: (in) 1, 2 or 4
+ * @gpu_index:	(in) GPU whose copy engine fills
+ * @flags:	(in) UVM_COPY_ASYNC or 0
+ * @fence:	(out) its fence
+ * @reserved:	must be zero
+ *
+ * The destination rules of UVM_IOC_COPY apply.
+ */
+struct uvm_ioc_memset {
+	__u64 dst;
+	__u64 count;
+	__u32 value;
+	__u32 element_size;
+	__u32 gpu_index;
+	__u32 flags;
+	__u64 fence;
 	__u64 reserved[2];
 };
 
@@ -347,6 +473,10 @@ struct uvm_ioc_pointer_info {
 #define UVM_IOC_FENCE_WAIT	_IOWR(UVM_IOC_MAGIC, 0x05, struct uvm_ioc_fence_wait)
 #define UVM_IOC_RANGE_QUERY	_IOWR(UVM_IOC_MAGIC, 0x06, struct uvm_ioc_range_query)
 #define UVM_IOC_POINTER_INFO	_IOWR(UVM_IOC_MAGIC, 0x07, struct uvm_ioc_pointer_info)
+#define UVM_IOC_HOST_REGISTER	_IOWR(UVM_IOC_MAGIC, 0x08, struct uvm_ioc_host_register)
+#define UVM_IOC_HOST_UNREGISTER	_IOWR(UVM_IOC_MAGIC, 0x09, struct uvm_ioc_host_unregister)
+#define UVM_IOC_COPY		_IOWR(UVM_IOC_MAGIC, 0x0a, struct uvm_ioc_copy)
+#define UVM_IOC_MEMSET		_IOWR(UVM_IOC_MAGIC, 0x0b, struct uvm_ioc_memset)
 
 /*
  * Managed memory: mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)

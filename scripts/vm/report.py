@@ -127,7 +127,22 @@ def manifest_suites(path, wanted):
     return suites
 
 
-def judge_suite(d, timeout, died):
+def console_section(console, name):
+    """Kernel lines of the console from suite NAME's start to its end."""
+    out = []
+    inside = False
+    for line in console.splitlines():
+        if '@@uvm-phase@@ suite:' in line:
+            inside = line.split('suite:', 1)[1].split()[0] == name
+            continue
+        if '@@uvm-phase@@' in line:
+            inside = False
+        if inside and TS_RE.match(line):
+            out.append(line)
+    return '\n'.join(out)
+
+
+def judge_suite(d, timeout, died, console=''):
     """Judge one suite directory. Returns (passed, failed, skipped, problems)."""
     if not os.path.isdir(d):
         return 0, 1, 0, ['not run: the guest %s before it' % died]
@@ -170,9 +185,15 @@ def judge_suite(d, timeout, died):
         problems.append('rmmod uvm failed after the suite (leaked reference?): ' +
                         read(os.path.join(d, 'rmmod.txt')).strip())
         extra += 1
-    reports = dmesg_reports(read(os.path.join(d, 'dmesg')))
+    if os.path.exists(os.path.join(d, 'dmesg')):
+        reports = dmesg_reports(read(os.path.join(d, 'dmesg')))
+        where = ''
+    else:
+        # the guest never got to save dmesg: use what reached the console
+        reports = dmesg_reports(console_section(console, os.path.basename(d).split('-', 1)[1]))
+        where = ' (from the console)'
     if reports:
-        problems.append('kernel log reports:\n  ' + '\n  '.join(reports[:80]))
+        problems.append('kernel log reports%s:\n  ' % where + '\n  '.join(reports[:80]))
         extra += 1
     return p, f + extra, s, problems
 
@@ -218,7 +239,8 @@ def cmd_results(args):
         if name not in dirs and not os.path.exists(os.path.join(out, 'dmesg-boot.txt')):
             total[1] += 1
             continue
-        p, f, s, problems = judge_suite(dirs.get(name, '/nonexistent'), timeout, died)
+        p, f, s, problems = judge_suite(dirs.get(name, '/nonexistent'), timeout, died,
+                                        read(os.path.join(rundir, 'console.log')))
         total[0] += p
         total[1] += f
         total[2] += s

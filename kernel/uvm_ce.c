@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Batches of copy-engine operations.
+ *
+ * DOC: Copy-engine batches
+ *
+ * Migrations, copies and memsets gather copy-engine operations for one GPU
+ * into a batch and submit it in one go.  A batch flushes itself when full or
+ * when the next operation is for another GPU's engine.  System pages are
+ * mapped for the engine (sysmem_map) as operations are gathered and
+ * released once the engine completed them.  A flush waits for the engine:
+ * the copy engine always completes, so the wait is uninterruptible and
+ * bounded.
+ *
+ * Locking: a batch belongs to one thread; callers hold whatever lock keeps
+ * the memory behind the operations in place (a block lock) until the flush.
+ */
+#include <linux/string.h>
+
+#include "uvm_ce.h"
+#include "uvm_gpu.h"
+
+/**
+ * uvm_ce_batch_flush() - submit the gathered operations and wait for them
+ * @b:		the batch
+ *
+ * Return: 0 or the -errno of the submission (nothing was done then).
+ */
+int uvm_ce_batch_flush(struct uvm_ce_batch *b)
+{
+	struct uvm_gpu *gpu = b->gpu;
+	u64 seqno;
+	int ret = 0;
+	u32 i;
+
+	if (!gpu)
+		return 0;
+	if (b->nops) {
+		ret = gpu->ops->ce_submit(gpu, b->ops, b->nops, &seqno);
+		if (!ret)
+			gpu->ops->ce_wait(gpu, seqno);
+	}
+	for (i = 0; i < b->ndma; i++)
+		gpu->ops->sysmem_unmap(gpu, b->dma[i]);
+	b->nops = 0;
+	b->ndma = 0;
+	b->gpu = NULL;
+	return ret;
+}
+
+/**
+ * uvm_ce_batch_begin() - make room for one more operation on @gpu's engine
+ * @b:		the batch
+ * @gpu:	the engine to use
+ *
+ * Flushes when the batch is full or the engine changes.  The caller then
+ * maps system pages with uvm_ce_batch_sysmem() (at most two) and pushes the
+ * operation.
+ *
+ * Return: 0 or the -errno of the flush.
+ */
+int uvm_ce_batch_begin(struct uvm_ce_batch *b, struct uvm_gpu *gpu)
+{
+	int ret;
+
+	if (b->nops == UVM_CE_BATCH_OPS || (b->gpu && b->gpu != gpu)) {
+		ret = uvm_ce_batch_flush(b);
+		if (ret)
+			return ret;
+	}
+	b->gpu = gpu;
+	return 0;
+}
+
+/**
+ * uvm_ce_batch_sysmem() - a system page as the batch's engine sees it
+ * @b:		the batch, begun
+ * @page:	the page
+ * @addr:	out
+ *
+ * Return: 0 or -errno.
+ */
+int uvm_ce_batch_sysmem(struct uvm_ce_batch *b, struct page *page,
+			struct uvm_gpu_address *addr)
+{
+	u64 dma;
+	int ret;
+
+	ret = b->gpu->ops->sysmem_map(b->gpu, page, &dma);
+	if (ret)
+		return ret;
+	b->dma[b->ndma++] = dma;
+	*addr = (struct uvm_gpu_address){ .addr = dma, .aperture = UVM_APERTURE_SYS };
+	return 0;
+}
+
+/**
+ * uvm_ce_batch_push() - add an operation to a begun batch
+ * @b:		the batch
+ * @op:		the operation, copied
+ */
+void uvm_ce_batch_push(struct uvm_ce_batch *b, const struct uvm_ce_op *op)
+{
+	b->ops[b->nops++] = *op;
+}

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copies and memsets through a GPU's copy engine.
+ *
+ * DOC: Copies and memsets
+ *
+ * UVM_IOC_COPY and UVM_IOC_MEMSET (cuMemcpy*, cuMemset*) run on the copy
+ * engine of the caller's GPU, as jobs of the VA space's ordered queue, so
+ * they are stream ordered with migrations and each other.  Each side of a
+ * copy (the destination of a memset) is classified when the ioctl runs:
+ *
+ * - managed memory: the pages are served as an access of that GPU would be
+ *   (a read for the source, a write for the destination; the memory policy
+ *   decides where they are), under their block lock, and the engine uses the
+ *   copy that GPU would map;
+ * - device memory: the owner's vidmem (a peer access from another GPU);
+ * - registered host memory: its pinned pages;
+ * - ordinary process memory: its pages are pinned when the ioctl runs and
+ *   unpinned when the job has run.
+ *
+ * A side lies wholly in one allocation or wholly outside all of them.  The
+ * work proceeds in windows that cross no 2 MiB boundary on either side; a
+ * window locks the block of each managed side (the lower address first when
+ * both are managed and distinct, see uvm_lock.h), serves the pages, gathers
+ * one engine operation per piece that crosses no page boundary, and waits
+ * for the engine.  A side whose allocation went away before the job ran
+ * fails the job with -EFAULT.
+ *
+ * Locking: the VA space lock for read during a job; block locks per window.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "uvm_ce.h"
+#include "uvm_copy.h"
+#include "uvm_gpu.h"
+#include "uvm_queue.h"
+#include "uvm_va_block.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+
+/**
+ * struct uvm_copy_side - one side of a copy
+ * @addr:	first byte
+ * @kind:	enum uvm_va_range_kind, or 0 for ordinary process memory
+ * @first:	pinned process memory: address of the first page
+ * @npages:	pinned process memory: pages pinned
+ * @pages:	pinned process memory: the pages
+ */
+struct uvm_copy_side {
+	u64 addr;
+	u32 kind;
+	u64 first;
+	u64 npages;
+	struct page **pages;
+};
+
+/**
+ * struct uvm_copy_job - a validated copy or memset
+ * @job:	the queue's part; weight = pages
+ * @gpu:	the GPU whose engine works
+ * @length:	bytes
+ * @is_memset:	a memset: @src unused
+ * @pattern:	memset: the element replicated to 64 bits
+ * @dst:	destination
+ * @src:	source
+ */
+struct uvm_copy_job {
+	struct uvm_job job;
+	struct uvm_gpu *gpu;
+	u64 length;
+	bool is_memset;
+	u64 pattern;
+	struct uvm_copy_side dst;
+	struct uvm_copy_side src;
+};
+
+/**
+ * struct uvm_copy_window - the state of the window being copied
+ * @block:	per side (dst, src): the block of a managed side (both the
+ *		same block when the sides share it)
+ * @range:	per side: the allocation, NULL for process memory
+ * @locked:	the distinct blocks locked, in locking order
+ */
+struct uvm_copy_window {
+	struct uvm_va_block *block[2];
+	struct uvm_va_range *range[2];
+	struct uvm_va_block *locked[2];
+};
+
+static inline struct uvm_copy_job *to_uvm_copy_job(struct uvm_job *job)
+{
+	return container_of(job, struct uvm_copy_job, job);
+}
+
+static void uvm_copy_side_unpin(struct uvm_copy_side *side, bool written)
+{
+	if (!side->pages)
+		return;
+	unpin_user_pages_dirty_lock(side->pages, side->npages, written);
+	kvfree(side->pages);
+	side->pages = NULL;
+}
+
+static void uvm_copy_job_free(struct uvm_job *j)
+{
+	struct uvm_copy_job *job = to_uvm_copy_job(j);
+
+	uvm_copy_side_unpin(&job->dst, true);
+	uvm_copy_side_unpin(&job->src, false);
+	kfree(job);
+}
+
+/* Execution */
+
+/**
+ * uvm_copy_side_addr() - the engine's address of a byte of one side
+ * @job:	the job
+ * @win:	the window
+ * @side:	0 for the destination, 1 for the source
+ * @b:		the batch, begun
+ * @va:		the byte
+ * @addr:	out
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_window *win,
+			      int side, struct uvm_ce_batch *b, u64 va,
+			      struct uvm_gpu_address *addr)
+{
+	struct uvm_copy_side *s = side ? &job->src : &job->dst;
+	struct uvm_va_range *range = win->range[side];
+	struct page *page;
+	int ret;
+
+	switch (s->kind) {
+	case UVM_RANGE_MANAGED:
+		ret = uvm_va_block_copy_addr(win->block[side], b, job->gpu,
+					     uvm_va_block_page_index(win->block[side], va),
+					     addr);
+		break;
+	case UVM_RANGE_DEVICE:
+		*addr = uvm_device_range_phys(range, va & PAGE_MASK);
+		return 0;
+	case UVM_RANGE_HOST:
+		page = uvm_host_range_page(range, va);
+		ret = uvm_ce_batch_sysmem(b, page, addr);
+		break;
+	default:
+		page = s->pages[((va & PAGE_MASK) - s->first) >> PAGE_SHIFT];
+		ret = uvm_ce_batch_sysmem(b, page, addr);
+		break;
+	}
+	return ret;
+}
+
+/**
+ * uvm_copy_window_lock() - find the allocations and lock the managed blocks
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the job
+ * @win:	out
+ * @off:	offset of the window into the copy
+ *
+ * Return: 0, -EFAULT when an allocation is gone, -ENOMEM.
+ */
+static int uvm_copy_window_lock(struct uvm_va_space *va_space,
+				struct uvm_copy_job *job,
+				struct uvm_copy_window *win, u64 off)
+{
+	struct uvm_copy_side *sides[2] = { &job->dst, &job->src };
+	int n = job->is_memset ? 1 : 2;
+	int i;
+
+	memset(win, 0, sizeof(*win));
+	for (i = 0; i < n; i++) {
+		u64 va = sides[i]->addr + off;
+
+		if (!sides[i]->kind)
+			continue;
+		win->range[i] = uvm_va_range_find(va_space, va);
+		if (!win->range[i] || win->range[i]->kind != sides[i]->kind)
+			return -EFAULT;
+		if (sides[i]->kind != UVM_RANGE_MANAGED)
+			continue;
+		win->block[i] = uvm_va_block_get_or_create(va_space, va);
+		if (IS_ERR(win->block[i])) {
+			win->block[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	win->locked[0] = win->block[0] ? win->block[0] : win->block[1];
+	if (win->block[0] && win->block[1] && win->block[1] != win->block[0])
+		win->locked[1] = win->block[1];
+
+	/* Two blocks: the lower address first (uvm_lock.h). */
+	if (win->locked[1] && win->locked[1]->start < win->locked[0]->start)
+		swap(win->locked[0], win->locked[1]);
+	if (win->locked[0])
+		mutex_lock(&win->locked[0]->lock);
+	if (win->locked[1])
+		mutex_lock_nested(&win->locked[1]->lock, SINGLE_DEPTH_NESTING);
+	return 0;
+}
+
+static void uvm_copy_window_unlock(struct uvm_copy_window *win)
+{
+	if (win->locked[1])
+		mutex_unlock(&win->locked[1]->lock);
+	if (win->locked[0])
+		mutex_unlock(&win->locked[0]->lock);
+}
+
+/**
+ * uvm_copy_window_serve() - serve the managed pages of a window
+ * @job:	the job
+ * @win:	the window, locked
+ * @ctx:	scratch space
+ * @off:	offset of the window
+ * @len:	its bytes
+ *
+ * The source is served before the destination, so that a copy within one
+ * page ends with the destination's (write) residency.
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_window *win,
+				 struct uvm_va_block_ctx *ctx, u64 off, u64 len)
+{
+	struct uvm_page_mask mask;
+	u64 start;
+	int i, ret;
+
+	for (i = job->is_memset ? 0 : 1; i >= 0; i--) {
+		struct uvm_va_block *block = win->block[i];
+
+		if (!block)
+			continue;
+		start = (i ? job->src.addr : job->dst.addr) + off;
+		uvm_va_block_range_mask(block, start & PAGE_MASK,
+					round_up(start + len, PAGE_SIZE), &mask);
+		ret = uvm_va_block_serve_access(block, ctx, job->gpu, &mask, !i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * uvm_copy_window_run() - copy or fill one window
+ * @job:	the job
+ * @win:	the window, locked and served
+ * @b:		a batch
+ * @off:	offset of the window
+ * @len:	its bytes
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window *win,
+			       struct uvm_ce_batch *b, u64 off, u64 len)
+{
+	u64 end = off + len, piece;
+	struct uvm_ce_op op;
+	int ret = 0;
+
+	for (; off < end && !ret; off += piece) {
+		u64 d = job->dst.addr + off, s = job->src.addr + off;
+
+		piece = min(end - off, PAGE_SIZE - offset_in_page(d));
+		if (!job->is_memset)
+			piece = min(piece, PAGE_SIZE - offset_in_page(s));
+
+		memset(&op, 0, sizeof(op));
+		op.size = piece;
+		ret = uvm_ce_batch_begin(b, job->gpu);
+		if (!ret)
+			ret = uvm_copy_side_addr(job, win, 0, b, d, &op.dst);
+		op.dst.addr += offset_in_page(d);
+		if (job->is_memset) {
+			op.type = UVM_CE_MEMSET;
+			op.value = job->pattern;
+		} else {
+			op.type = UVM_CE_COPY;
+			if (!ret)
+				ret = uvm_copy_side_addr(job, win, 1, b, s, &op.src);
+			op.src.addr += offset_in_page(s);
+		}
+		if (!ret)
+			uvm_ce_batch_push(b, &op);
+	}
+	if (!ret)
+		return uvm_ce_batch_flush(b);
+	uvm_ce_batch_flush(b);
+	return ret;
+}
+
+static u64 uvm_copy_window_len(struct uvm_copy_job *job, u64 off)
+{
+	u64 len = min(job->length - off,
+		      UVM_VA_BLOCK_SIZE - ((job->dst.addr + off) & (UVM_VA_BLOCK_SIZE - 1)));
+
+	if (!job->is_memset)
+		len = min(len, UVM_VA_BLOCK_SIZE -
+			  ((job->src.addr + off) & (UVM_VA_BLOCK_SIZE - 1)));
+	return len;
+}
+
+/**
+ * uvm_copy_job_run() - run a copy or memset
+ * @va_space:	the VA space
+ * @j:		the job
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
+{
+	struct uvm_copy_job *job = to_uvm_copy_job(j);
+	struct uvm_va_block_ctx *ctx = uvm_va_block_ctx_alloc();
+	struct uvm_ce_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct uvm_copy_window win;
+	u64 off, len;
+	int ret = 0;
+
+	if (!ctx || !b) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	down_read(&va_space->lock);
+	for (off = 0; off < job->length && !ret; off += len) {
+		len = uvm_copy_window_len(job, off);
+		/* A full GPU: evict with the block locks dropped, then retry. */
+		do {
+			ret = uvm_copy_window_lock(va_space, job, &win, off);
+			if (!ret)
+				ret = uvm_copy_window_serve(job, &win, ctx, off, len);
+			if (!ret)
+				ret = uvm_copy_window_run(job, &win, b, off, len);
+			uvm_copy_window_unlock(&win);
+		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
+	}
+	up_read(&va_space->lock);
+out_free:
+	kfree(b);
+	uvm_va_block_ctx_free(ctx);
+	return ret;
+}
+
+static const struct uvm_job_ops uvm_copy_job_ops = {
+	.run = uvm_copy_job_run,
+	.free = uvm_copy_job_free,
+};
+
+/* Validation */
+
+/**
+ * uvm_copy_side_prepare() - classify one side, pin process memory
+ * @va_space:	the VA space
+ * @side:	the side; @side->addr set
+ * @length:	bytes
+ * @write:	the destination
+ *
+ * Return: 0; -EINVAL for a side partly inside an allocation; -EPERM to
+ * write read-only registered memory; -EFAULT for process memory that cannot
+ * be pinned; -ENOMEM.
+ */
+static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
+				 struct uvm_copy_side *side, u64 length, bool write)
+{
+	u64 end = side->addr + length;
+	struct uvm_va_range *range;
+	long pinned;
+	int ret = 0;
+
+	down_read(&va_space->lock);
+	range = uvm_va_range_find(va_space, side->addr);
+	if (range) {
+		side->kind = range->kind;
+		if (uvm_va_range_end(range) < end)
+			ret = -EINVAL;
+		else if (write && range->kind == UVM_RANGE_HOST && range->host.read_only)
+			ret = -EPERM;
+	} else if (interval_tree_iter_first(&va_space->ranges, side->addr, end - 1)) {
+		ret = -EINVAL;
+	}
+	up_read(&va_space->lock);
+	if (ret || range)
+		return ret;
+
+	side->first = round_down(side->addr, PAGE_SIZE);
+	side->npages = (round_up(end, PAGE_SIZE) - side->first) >> PAGE_SHIFT;
+	side->pages = kvmalloc_array(side->npages, sizeof(*side->pages),
+				     GFP_KERNEL_ACCOUNT);
+	if (!side->pages)
+		return -ENOMEM;
+	pinned = pin_user_pages_fast(side->first, side->npages, write ? FOLL_WRITE : 0,
+				     side->pages);
+	if (pinned == side->npages)
+		return 0;
+	if (pinned > 0)
+		unpin_user_pages(side->pages, pinned);
+	kvfree(side->pages);
+	side->pages = NULL;
+	return -EFAULT;
+}
+
+/**
+ * uvm_copy_submit() - validate and queue a copy or memset job
+ * @va_space:	the VA space
+ * @job:	the job, its fields set; freed on failure
+ * @flags:	UVM_COPY_*
+ * @fence:	out
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *job,
+			   u32 flags, u64 *fence)
+{
+	int ret;
+
+	job->job.ops = &uvm_copy_job_ops;
+	job->job.weight = (job->length >> PAGE_SHIFT) + 1;
+	ret = uvm_copy_side_prepare(va_space, &job->dst, job->length, true);
+	if (!ret && !job->is_memset)
+		ret = uvm_copy_side_prepare(va_space, &job->src, job->length, false);
+	if (ret) {
+		uvm_copy_job_free(&job->job);
+		return ret;
+	}
+	ret = uvm_queue_submit(&va_space->queue, &job->job,
+			       !(flags & UVM_COPY_ASYNC), fence);
+	if (ret || (flags & UVM_COPY_ASYNC))
+		return ret;
+	return uvm_queue_wait(&va_space->queue, *fence, false);
+}
+
+static bool uvm_copy_overlap(u64 a, u64 b, u64 len)
+{
+	return a != b && a < b + len && b < a + len;
+}
+
+/**
+ * uvm_ioc_copy() - UVM_IOC_COPY
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_copy
+ *
+ * Return: see the uapi.
+ */
+int uvm_ioc_copy(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_copy *args = data;
+	struct uvm_copy_job *job;
+
+	if ((args->flags & ~UVM_COPY_ASYNC) ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    !args->length || args->length > UVM_COPY_MAX_BYTES ||
+	    args->dst + args->length < args->dst ||
+	    args->src + args->length < args->src ||
+	    uvm_copy_overlap(args->dst, args->src, args->length))
+		return -EINVAL;
+	if (!uvm_gpu_get(args->gpu_index))
+		return -ENODEV;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	job->gpu = uvm_gpu_get(args->gpu_index);
+	job->length = args->length;
+	job->dst.addr = args->dst;
+	job->src.addr = args->src;
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+}
+
+/**
+ * uvm_ioc_memset() - UVM_IOC_MEMSET
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_memset
+ *
+ * Return: see the uapi.
+ */
+int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_memset *args = data;
+	u32 size = args->element_size;
+	struct uvm_copy_job *job;
+	u64 pattern;
+
+	if ((args->flags & ~UVM_COPY_ASYNC) ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    (size != 1 && size != 2 && size != 4) ||
+	    !args->count || args->count > UVM_COPY_MAX_BYTES / size ||
+	    !IS_ALIGNED(args->dst, size) ||
+	    args->dst + args->count * size < args->dst ||
+	    (size < 4 && args->value >> (8 * size)))
+		return -EINVAL;
+	if (!uvm_gpu_get(args->gpu_index))
+		return -ENODEV;
+
+	pattern = args->value;
+	for (; size < 8; size *= 2)
+		pattern |= pattern << (8 * size);
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	job->gpu = uvm_gpu_get(args->gpu_index);
+	job->length = args->count * args->element_size;
+	job->is_memset = true;
+	job->pattern = pattern;
+	job->dst.addr = args->dst;
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+}

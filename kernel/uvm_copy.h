@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copies and memsets through a GPU's copy engine.
+ */
+#ifndef _UVM_COPY_H_
+#define _UVM_COPY_H_
+
+struct uvm_va_space;
+
+int uvm_ioc_copy(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_memset(struct uvm_va_space *va_space, void *data);
+
+#endif /* _UVM_COPY_H_ */

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * uvm-bench-batch - the per-range cost of batched prefetch and discard.
+ *
+ * Measures, in one run on one VA space:
+ *
+ *  - a null ioctl (UVM_IOC_GET_VERSION): the median over many groups of
+ *    calls, per call;
+ *  - for N ranges (default 4096) of S bytes (default 64 KiB) of one managed
+ *    allocation, all resident on GPU G:
+ *      - one batched PREFETCH of the N ranges to G (nothing to move: the
+ *        pure per-range overhead of the batch path);
+ *      - N single-range PREFETCH ioctls to G, for comparison;
+ *      - one batched DISCARD of the N ranges (the ranges are made resident on
+ *        G again before each repetition, untimed);
+ *      - one batched DISCARD_PREFETCH of the N ranges to G;
+ *
+ * and prints, per operation, the median over the repetitions of the total
+ * time, the cost per range in microseconds and its ratio to the null ioctl.
+ * This is a benchmark, not a test: it checks only that every ioctl succeeds
+ * and that the ranges really are resident on G where they should be.
+ *
+ * Usage: uvm-bench-batch [-n ranges] [-s range_kib] [-r reps] [-g gpu]
+ * The allocation (ranges x size) must fit in the GPU's memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uvm.h"
+#include "uvm_test.h"
+
+#define NULL_GROUPS	200	/* null ioctl: groups timed */
+#define NULL_PER_GROUP	100	/* null ioctl: calls per group */
+
+struct bench {
+	int fd;
+	uint32_t gpu;
+	uint64_t nranges;
+	uint64_t range_size;
+	uint8_t *base;
+	struct uvm_range *ranges;
+	struct uvm_location loc;
+	uint64_t start;
+};
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "uvm-bench-batch: %s: %s\n", what, strerror(-err));
+	exit(1);
+}
+
+/* One batch of every range: PREFETCH/DISCARD_PREFETCH to the GPU, or DISCARD. */
+static int batch(struct bench *b, uint32_t op)
+{
+	struct uvm_ioc_migrate m = {
+		.op = op,
+		.ranges_ptr = (uintptr_t)b->ranges,
+		.count = b->nranges,
+	};
+
+	if (op != UVM_MIGRATE_DISCARD) {
+		m.locations_ptr = (uintptr_t)&b->loc;
+		m.location_starts_ptr = (uintptr_t)&b->start;
+		m.num_locations = 1;
+	}
+	return xioctl(b->fd, UVM_IOC_MIGRATE, &m);
+}
+
+/* One PREFETCH ioctl per range. */
+static int singles(struct bench *b)
+{
+	struct uvm_ioc_migrate m = {
+		.op = UVM_MIGRATE_PREFETCH,
+		.count = 1,
+		.locations_ptr = (uintptr_t)&b->loc,
+		.location_starts_ptr = (uintptr_t)&b->start,
+		.num_locations = 1,
+	};
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < b->nranges; i++) {
+		m.ranges_ptr = (uintptr_t)&b->ranges[i];
+		ret = xioctl(b->fd, UVM_IOC_MIGRATE, &m);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Every page of the allocation is resident on the GPU (and only there). */
+static int check_on_gpu(struct bench *b)
+{
+	uint64_t len = b->nranges * b->range_size, ps = sysconf(_SC_PAGESIZE);
+	uint64_t npages = len / ps, chunk = UVM_TEST_RESIDENCY_MAX_PAGES, i, j, n;
+	struct uvm_test_page_state *st = calloc(chunk, sizeof(*st));
+	struct uvm_test_residency r = { 0 };
+	int ret = 0;
+
+	if (!st)
+		return -ENOMEM;
+	for (i = 0; i < npages && !ret; i += n) {
+		n = npages - i < chunk ? npages - i : chunk;
+		r.address = (uintptr_t)b->base + i * ps;
+		r.length = n * ps;
+		r.states_ptr = (uintptr_t)st;
+		ret = xioctl(b->fd, UVM_TEST_IOC_RESIDENCY, &r);
+		for (j = 0; !ret && j < n; j++)
+			if (st[j].resident != UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(b->gpu)))
+				ret = -EIO;
+	}
+	free(st);
+	return ret;
+}
+
+/*
+ * Time @reps runs of @op (0: single-range prefetches), re-populating the
+ * ranges on the GPU before each run when @repopulate; return the median in ns.
+ */
+static uint64_t time_op(struct bench *b, uint32_t op, unsigned int reps, int repopulate,
+			const char *what)
+{
+	uint64_t *t = calloc(reps, sizeof(*t)), t0, med;
+	unsigned int i;
+	int ret;
+
+	if (!t)
+		die("calloc", -ENOMEM);
+	for (i = 0; i < reps; i++) {
+		if (repopulate) {
+			ret = batch(b, UVM_MIGRATE_PREFETCH);
+			if (ret)
+				die("re-populating prefetch", ret);
+		}
+		t0 = now_ns();
+		ret = op ? batch(b, op) : singles(b);
+		t[i] = now_ns() - t0;
+		if (ret)
+			die(what, ret);
+	}
+	med = median(t, reps);
+	free(t);
+	return med;
+}
+
+static uint64_t time_null_ioctl(int fd)
+{
+	uint64_t t[NULL_GROUPS], t0;
+	struct uvm_ioc_version v;
+	unsigned int g, i;
+	int ret;
+
+	for (g = 0; g < NULL_GROUPS; g++) {
+		t0 = now_ns();
+		for (i = 0; i < NULL_PER_GROUP; i++) {
+			memset(&v, 0, sizeof(v));
+			ret = xioctl(fd, UVM_IOC_GET_VERSION, &v);
+			if (ret)
+				die("GET_VERSION", ret);
+		}
+		t[g] = now_ns() - t0;
+	}
+	return median(t, NULL_GROUPS) / NULL_PER_GROUP;
+}
+
+static void row(const char *name, uint64_t total_ns, uint64_t per, uint64_t null_ns)
+{
+	double us = total_ns / 1e3 / per;
+
+	printf("%-36s %12.3f %12.3f %10.3f\n", name, total_ns / 1e6, us,
+	       null_ns ? us * 1e3 / null_ns : 0.0);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: uvm-bench-batch [-n ranges] [-s range_kib] [-r reps] [-g gpu]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = { .nranges = 4096, .range_size = 64 << 10 };
+	struct uvm_ioc_version ver = { 0 };
+	struct uvm_ioc_gpu_info info = { 0 };
+	uint64_t null_ns, len, i, t_pf, t_single, t_discard, t_dp;
+	unsigned int reps = 5;
+	uint8_t *r;
+	int opt, ret;
+
+	while ((opt = getopt(argc, argv, "n:s:r:g:h")) != -1) {
+		switch (opt) {
+		case 'n': b.nranges = strtoull(optarg, NULL, 0); break;
+		case 's': b.range_size = strtoull(optarg, NULL, 0) << 10; break;
+		case 'r': reps = strtoul(optarg, NULL, 0); break;
+		case 'g': b.gpu = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (!b.nranges || !b.range_size || !reps || b.range_size % sysconf(_SC_PAGESIZE))
+		usage();
+
+	b.fd = open("/dev/uvm", O_RDWR | O_CLOEXEC);
+	if (b.fd < 0)
+		die("open /dev/uvm", -errno);
+	ret = xioctl(b.fd, UVM_IOC_GET_VERSION, &ver);
+	if (ret)
+		die("GET_VERSION", ret);
+	if (!(ver.caps & UVM_CAP_TEST_IOCTLS))
+		die("uvm.ko has no test ioctls (residency checks)", -EOPNOTSUPP);
+	info.gpu_index = b.gpu;
+	ret = xioctl(b.fd, UVM_IOC_GPU_INFO, &info);
+	if (ret)
+		die("GPU_INFO", ret);
+
+	/* One allocation on a 2 MiB boundary, so that it takes exactly len / 2 MiB chunks. */
+	len = b.nranges * b.range_size;
+	if (len > info.vidmem_size) {
+		fprintf(stderr, "uvm-bench-batch: %llu MiB do not fit in GPU %u's %llu MiB\n",
+			(unsigned long long)(len >> 20), b.gpu,
+			(unsigned long long)(info.vidmem_size >> 20));
+		return 1;
+	}
+	r = mmap(NULL, len + UVM_VA_BLOCK_SIZE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		die("mmap reserve", -errno);
+	b.base = (uint8_t *)(((uintptr_t)r + UVM_VA_BLOCK_SIZE - 1) & ~(UVM_VA_BLOCK_SIZE - 1));
+	if (mmap(b.base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, b.fd, 0) == MAP_FAILED)
+		die("mmap /dev/uvm", -errno);
+	b.ranges = calloc(b.nranges, sizeof(*b.ranges));
+	if (!b.ranges)
+		die("calloc", -ENOMEM);
+	for (i = 0; i < b.nranges; i++) {
+		b.ranges[i].address = (uintptr_t)b.base + i * b.range_size;
+		b.ranges[i].length = b.range_size;
+	}
+	b.loc.type = UVM_LOCATION_GPU;
+	b.loc.id = b.gpu;
+
+	printf("uvm-bench-batch: %llu ranges x %llu KiB (%llu MiB) on GPU %u (%s), %u repetitions\n",
+	       (unsigned long long)b.nranges, (unsigned long long)(b.range_size >> 10),
+	       (unsigned long long)(len >> 20), b.gpu, info.name, reps);
+
+	null_ns = time_null_ioctl(b.fd);
+
+	/* Populate once (untimed), then everything below starts resident on the GPU. */
+	ret = batch(&b, UVM_MIGRATE_PREFETCH);
+	if (ret)
+		die("populating prefetch", ret);
+	if (check_on_gpu(&b))
+		die("ranges not on the GPU after the populating prefetch", -EIO);
+
+	t_pf = time_op(&b, UVM_MIGRATE_PREFETCH, reps, 0, "batched prefetch");
+	t_single = time_op(&b, 0, reps, 0, "single-range prefetch");
+	if (check_on_gpu(&b))
+		die("ranges left the GPU during the resident prefetches", -EIO);
+	t_discard = time_op(&b, UVM_MIGRATE_DISCARD, reps, 1, "batched discard");
+	t_dp = time_op(&b, UVM_MIGRATE_DISCARD_PREFETCH, reps, 1, "batched discard+prefetch");
+	if (check_on_gpu(&b))
+		die("ranges not on the GPU after discard+prefetch", -EIO);
+
+	printf("\n%-36s %12s %12s %10s\n", "operation", "total ms", "us/range", "x null");
+	printf("%-36s %12.3f %12.3f %10.3f\n", "null ioctl (GET_VERSION, median)",
+	       null_ns / 1e6, null_ns / 1e3, 1.0);
+	row("batched PREFETCH, resident (1 ioctl)", t_pf, b.nranges, null_ns);
+	row("single-range PREFETCH, resident", t_single, b.nranges, null_ns);
+	row("batched DISCARD (1 ioctl)", t_discard, b.nranges, null_ns);
+	row("batched DISCARD_PREFETCH (1 ioctl)", t_dp, b.nranges, null_ns);
+	printf("\nper-range cost of a batched resident prefetch = %.2f x a null ioctl; "
+	       "of a batched discard = %.2f x\n",
+	       t_pf / 1e3 / b.nranges * 1e3 / null_ns, t_discard / 1e3 / b.nranges * 1e3 / null_ns);
+
+	munmap(r, len + UVM_VA_BLOCK_SIZE);
+	free(b.ranges);
+	close(b.fd);
+	return 0;
+}
