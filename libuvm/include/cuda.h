@@ -12,6 +12,7 @@
  *
  * libuvm implements what the uvm kernel module supports: devices, contexts,
  * streams and events as far as stream order needs them, managed memory,
+ * device memory, page-locked and registered host memory, copies and sets,
  * advice, prefetch and the batch prefetch/discard calls, range and pointer
  * attributes.  See Documentation/libuvm.rst and Documentation/libuvm-api.rst.
  *
@@ -64,6 +65,24 @@ extern "C" {
 #define cuStreamDestroy				cuStreamDestroy_v2
 #define cuEventDestroy				cuEventDestroy_v2
 #define cuMemAdvise				cuMemAdvise_v2
+#define cuMemAlloc				cuMemAlloc_v2
+#define cuMemAllocHost				cuMemAllocHost_v2
+#define cuMemHostGetDevicePointer		cuMemHostGetDevicePointer_v2
+#define cuMemHostRegister			cuMemHostRegister_v2
+#define cuMemcpy				UVM_API_PTDS(cuMemcpy)
+#define cuMemcpyHtoD				UVM_API_PTDS(cuMemcpyHtoD_v2)
+#define cuMemcpyDtoH				UVM_API_PTDS(cuMemcpyDtoH_v2)
+#define cuMemcpyDtoD				UVM_API_PTDS(cuMemcpyDtoD_v2)
+#define cuMemcpyAsync				UVM_API_PTSZ(cuMemcpyAsync)
+#define cuMemcpyHtoDAsync			UVM_API_PTSZ(cuMemcpyHtoDAsync_v2)
+#define cuMemcpyDtoHAsync			UVM_API_PTSZ(cuMemcpyDtoHAsync_v2)
+#define cuMemcpyDtoDAsync			UVM_API_PTSZ(cuMemcpyDtoDAsync_v2)
+#define cuMemsetD8				UVM_API_PTDS(cuMemsetD8_v2)
+#define cuMemsetD16				UVM_API_PTDS(cuMemsetD16_v2)
+#define cuMemsetD32				UVM_API_PTDS(cuMemsetD32_v2)
+#define cuMemsetD8Async				UVM_API_PTSZ(cuMemsetD8Async)
+#define cuMemsetD16Async			UVM_API_PTSZ(cuMemsetD16Async)
+#define cuMemsetD32Async			UVM_API_PTSZ(cuMemsetD32Async)
 #define cuMemPrefetchAsync			UVM_API_PTSZ(cuMemPrefetchAsync_v2)
 #define cuMemPrefetchBatchAsync			UVM_API_PTSZ(cuMemPrefetchBatchAsync)
 #define cuMemDiscardBatchAsync			UVM_API_PTSZ(cuMemDiscardBatchAsync)
@@ -433,6 +452,17 @@ typedef struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st {
 } CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1;
 typedef CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1 CUDA_POINTER_ATTRIBUTE_P2P_TOKENS;
 
+/* cuMemHostAlloc flags. */
+#define CU_MEMHOSTALLOC_PORTABLE	0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP	0x02
+#define CU_MEMHOSTALLOC_WRITECOMBINED	0x04
+
+/* cuMemHostRegister flags. */
+#define CU_MEMHOSTREGISTER_PORTABLE	0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP	0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY	0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY	0x08
+
 typedef enum CUctx_flags_enum {
 	CU_CTX_SCHED_AUTO = 0x00,
 	CU_CTX_SCHED_SPIN = 0x01,
@@ -523,13 +553,52 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) UVM_NOEXCEPT;
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) UVM_NOEXCEPT;
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent) UVM_NOEXCEPT;
 
-/* Managed memory. */
+/* Managed memory, and what every kind of memory shares. */
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
 				   unsigned int flags) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
 					 CUdeviceptr dptr) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total) UVM_NOEXCEPT;
+
+/* Device memory. */
+CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) UVM_NOEXCEPT;
+
+/* Page-locked and registered host memory. */
+CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemFreeHost(void *p) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
+					      unsigned int Flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemHostUnregister(void *p) UVM_NOEXCEPT;
+
+/* Copies and sets. */
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
+			       CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
+				      size_t ByteCount, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+				      CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+				      size_t ByteCount, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+				 CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
+				  CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
+				  CUstream hStream) UVM_NOEXCEPT;
 
 /* Unified addressing. */
 CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,

@@ -33,6 +33,10 @@
 #define cudaMemPrefetchBatchAsync		UVM_RT_PTSZ(cudaMemPrefetchBatchAsync)
 #define cudaMemDiscardBatchAsync		UVM_RT_PTSZ(cudaMemDiscardBatchAsync)
 #define cudaMemDiscardAndPrefetchBatchAsync	UVM_RT_PTSZ(cudaMemDiscardAndPrefetchBatchAsync)
+#define cudaMemcpy				UVM_RT_PTDS(cudaMemcpy)
+#define cudaMemset				UVM_RT_PTDS(cudaMemset)
+#define cudaMemcpyAsync				UVM_RT_PTSZ(cudaMemcpyAsync)
+#define cudaMemsetAsync				UVM_RT_PTSZ(cudaMemsetAsync)
 
 #ifdef __cplusplus
 #define UVM_RT_NOEXCEPT noexcept
@@ -81,7 +85,24 @@ cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size,
 					unsigned int flags UVM_RT_DEFAULT(cudaMemAttachGlobal))
 	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaFree(void *devPtr) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaFreeHost(void *ptr) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostUnregister(void *ptr) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pDevice, void *pHost,
+					       unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *pFlags, void *pHost) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t count,
+				 enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
+				      enum cudaMemcpyKind kind,
+				      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count,
+				      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
 				    enum cudaMemoryAdvise advice,

@@ -2,7 +2,8 @@
 /*
  * driver_types.h - libuvm's declarations of the CUDA runtime API types used
  * by cuda_runtime_api.h: cudaError_t and its values, streams, events, memory
- * locations, advice, range and pointer attributes.  Same names, values and
+ * locations, advice, range and pointer attributes, copy kinds, host
+ * allocation and registration flags.  Same names, values and
  * layouts as CUDA 13.0's driver_types.h for this subset; no NVIDIA text.
  */
 #ifndef UVM_DRIVER_TYPES_H
@@ -18,6 +19,19 @@
 #define cudaMemAttachGlobal	0x01
 #define cudaMemAttachHost	0x02
 #define cudaMemAttachSingle	0x04
+
+/* cudaHostAlloc flags. */
+#define cudaHostAllocDefault		0x00
+#define cudaHostAllocPortable		0x01
+#define cudaHostAllocMapped		0x02
+#define cudaHostAllocWriteCombined	0x04
+
+/* cudaHostRegister flags. */
+#define cudaHostRegisterDefault		0x00
+#define cudaHostRegisterPortable	0x01
+#define cudaHostRegisterMapped		0x02
+#define cudaHostRegisterIoMemory	0x04
+#define cudaHostRegisterReadOnly	0x08
 
 /* Stream and event flags. */
 #define cudaStreamDefault	0x00
@@ -175,6 +189,14 @@ typedef enum cudaError cudaError_t;
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+
+enum cudaMemcpyKind {
+	cudaMemcpyHostToHost = 0,
+	cudaMemcpyHostToDevice = 1,
+	cudaMemcpyDeviceToHost = 2,
+	cudaMemcpyDeviceToDevice = 3,
+	cudaMemcpyDefault = 4
+};
 
 enum cudaMemoryType {
 	cudaMemoryTypeUnregistered = 0,

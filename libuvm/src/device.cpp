@@ -215,12 +215,14 @@ static int device_attribute(int attr, int dev)
 		return state().numa_nodes.front();
 	case CU_DEVICE_ATTRIBUTE_NUMA_ID:
 		return -1;
-	/* Not there until the kernel pins and maps host memory, allocates
-	 * vidmem for cuMemAlloc and backs the VMM and IPC calls. */
+	/* Host memory is pinned and mapped for every GPU at its own address
+	 * (UVM_IOC_HOST_REGISTER), read-only on request. */
 	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
 	case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM:
 	case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED:
 	case CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED:
+		return driver_has_memory_api();
+	/* Not there until the kernel backs the VMM and IPC calls. */
 	case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES:
 	case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST:
 	case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED:

@@ -77,6 +77,10 @@ static_assert(sizeof(struct uvm_ioc_migrate) == 80);
 static_assert(sizeof(struct uvm_ioc_fence_wait) == 24);
 static_assert(sizeof(struct uvm_ioc_range_query) == 64);
 static_assert(sizeof(struct uvm_ioc_pointer_info) == 56);
+static_assert(sizeof(struct uvm_ioc_host_register) == 48);
+static_assert(sizeof(struct uvm_ioc_host_unregister) == 32);
+static_assert(sizeof(struct uvm_ioc_copy) == 56);
+static_assert(sizeof(struct uvm_ioc_memset) == 56);
 static_assert(sizeof(struct uvm_test_gpu_op) == 80);
 static_assert(sizeof(struct uvm_test_launch) == 80);
 static_assert(sizeof(struct uvm_test_residency) == 32);
@@ -91,6 +95,12 @@ constexpr int kApiVersion = 13000;
 constexpr int kLastDeviceAttribute = 147;
 /* Managed allocations are mapped in whole VA blocks of the driver. */
 constexpr uint64_t kMappingGranule = UVM_VA_BLOCK_SIZE;
+/* Device memory and page-locked host memory come in chunks of this size;
+ * smaller requests share one (tests/real-driver/results/probe_copy.txt,
+ * "cp.place.*", "cp.pa.host1000.18"). */
+constexpr uint64_t kChunkSize = 2ULL << 20;
+/* Sub-allocations start at multiples of this ("cp.place.*": 512). */
+constexpr uint64_t kSubAllocAlign = 512;
 
 /* errno -> CUresult, the one mapping (errors.cpp). */
 CUresult from_errno(int neg_errno);
@@ -203,14 +213,45 @@ private:
 	std::map<uint64_t, Seg> segs_;	/* start -> segment */
 };
 
+/* The kinds of memory the library hands out or knows. */
+enum class Kind {
+	managed,	/* cuMemAllocManaged: an mmap of /dev/uvm */
+	device,		/* cuMemAlloc: a device mmap of /dev/uvm */
+	host,		/* cuMemAllocHost/cuMemHostAlloc: pinned anonymous memory */
+	registered,	/* cuMemHostRegister: the caller's memory, pinned */
+};
+
 /**
- * struct Allocation - one allocation of the library (managed memory today).
+ * struct Chunk - one mapping the library made: a managed range, a device
+ * range, or a pinned host range (anonymous memory registered whole).
+ * Device and host chunks of kChunkSize are shared by sub-allocations; the
+ * others belong to one allocation.
+ */
+struct Chunk {
+	uint64_t base = 0;
+	uint64_t size = 0;
+	Kind kind = Kind::managed;
+	int gpu = 0;			/* device chunks: the GPU */
+	bool shared = false;		/* sub-allocated */
+	uint64_t block_id = 0;		/* the driver's buffer id of the mapping */
+	std::map<uint64_t, uint64_t> used;	/* sub-allocations: start -> bytes */
+};
+
+/**
+ * struct Allocation - one allocation as CUDA reports it.
  */
 struct Allocation {
 	uint64_t base = 0;		/* what the caller got */
 	uint64_t size = 0;		/* what the caller asked for */
-	uint64_t map_size = 0;		/* bytes mapped (whole VA blocks) */
-	uint64_t buffer_id = 0;		/* the driver's id (POINTER_INFO) */
+	uint64_t map_base = 0;		/* MAPPING_BASE_ADDR */
+	uint64_t map_size = 0;		/* MAPPING_SIZE */
+	uint64_t buffer_id = 0;		/* unique per allocation, never reused */
+	uint64_t block_id = 0;		/* MEMORY_BLOCK_ID: the driver's id of the mapping */
+	Kind kind = Kind::managed;
+	int device = 0;			/* device memory: its GPU; else the context's */
+	unsigned int host_flags = 0;	/* host, registered: cuMemHostGetFlags */
+	bool read_only = false;		/* registered READ_ONLY */
+	Chunk *chunk = nullptr;		/* the mapping; registered memory: none */
 	Context *ctx = nullptr;
 	bool sync_memops = true;	/* managed memory starts with it set */
 	IntervalMap last_prefetch;	/* the locations prefetches named */
@@ -244,6 +285,8 @@ struct State {
 	std::unordered_set<Stream *> known_streams;
 	std::unordered_set<Event *> known_events;
 	std::map<uint64_t, Allocation> allocations;	/* base -> allocation */
+	std::map<uint64_t, Chunk> chunks;	/* base -> mapping of the library */
+	uint64_t next_buffer_id = 0;	/* the last buffer id handed out */
 	std::atomic<uint64_t> last_fence{0};	/* highest fence submitted */
 	std::vector<bool> rt_retained;	/* the runtime holds the primary ctx */
 };
@@ -259,16 +302,37 @@ bool valid_numa_node(int node);
 
 /* Allocation lookup under State::mu: the allocation containing ptr. */
 Allocation *find_allocation(uint64_t ptr);
+/* Does [ptr, ptr + len) touch any allocation or mapping of the library?
+ * (State::mu held). */
+bool touches_library_memory(uint64_t ptr, uint64_t len);
+/* May a GPU use ordinary (pageable) process memory, as CUDA's
+ * PAGEABLE_MEMORY_ACCESS says? */
+bool pageable_memory_access();
+/* Does the driver have device memory, host registration, copies and sets
+ * (API 1.2)? */
+bool driver_has_memory_api();
 
-/* Range checks against an allocation (State::mu held). */
+/* Range checks against a managed allocation (State::mu held). */
 enum class RangeKind { ok, empty, invalid };
 RangeKind check_range(uint64_t ptr, uint64_t count, Allocation **alloc);
+
+/* Memory (memory.cpp), State::mu held: map /dev/uvm at offset (managed or
+ * UVM_MMAP_DEVICE(gpu)) in whole VA blocks; 0 or -errno. */
+int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out);
+/* Record a new chunk and an allocation in it. */
+Chunk *add_chunk(const Chunk &c);
+Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk, Context *ctx);
+/* Sub-allocate size bytes from the shared chunks of a kind (and GPU):
+ * the lowest free place of kSubAllocAlign, or 0 when none has room. */
+uint64_t sub_allocate(Kind kind, int gpu, uint64_t size, Chunk **chunk);
 
 /* Streams (stream.cpp).  resolve_stream() maps NULL / legacy / per-thread
  * handles onto Stream objects; State::mu held. */
 CUresult resolve_stream(CUstream h, bool per_thread_default, Stream **out);
 /* Record a submitted fence on a stream (State::mu held). */
 void stream_add_fence(Stream *s, uint64_t fence);
+/* Account for a submitted fence the caller waits for itself. */
+void note_fence(uint64_t fence);
 /* Wait for (poll: test) the work of a stream; returns its first async
  * error, or CUDA_ERROR_NOT_READY when polling unfinished work. */
 CUresult stream_sync(CUstream h, bool per_thread_default, bool poll);
@@ -291,6 +355,14 @@ CUresult legacy_prefetch_async(CUdeviceptr devPtr, size_t count, CUdevice dstDev
 
 /* Memory (memory.cpp): unmap and forget an allocation; State::mu held. */
 void free_allocation(std::map<uint64_t, Allocation>::iterator it);
+/* Release a chunk: its mapping and, for host chunks, the registration. */
+void release_chunk(Chunk *c);
+
+/* Copies and sets (copy.cpp) for the runtime: kind is a cudaMemcpyKind;
+ * an unknown one answers cudaErrorInvalidMemcpyDirection's number. */
+CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
+			bool ptds, bool async);
+CUresult runtime_memset(void *dst, int value, size_t count, CUstream h, bool ptds, bool async);
 
 /* Run a body, translating exceptions into CUresult. */
 template <typename F>

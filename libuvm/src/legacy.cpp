@@ -5,8 +5,8 @@
  * cuMemPrefetchAsync (CUDA 12's unsuffixed names), the first versions of
  * calls whose signature did not change (cuCtxDestroy, cuStreamDestroy, ...).
  * Binaries built against an older cuda.h keep working.  The 32-bit
- * CUdeviceptr entry points (cuMemFree, cuMemGetInfo, ... without _v2) are
- * not provided: their ABI differs.
+ * CUdeviceptr entry points (cuMemFree, cuMemGetInfo, cuMemAlloc,
+ * cuMemcpyHtoD, ... without _v2) are not provided: their ABI differs.
  */
 #include "internal.h"
 
@@ -20,6 +20,7 @@
 #undef cuDevicePrimaryCtxRelease
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
+#undef cuMemHostRegister
 
 using namespace uvm;
 
@@ -39,6 +40,12 @@ extern "C" CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CU
 					    CUstream hStream) noexcept
 {
 	return legacy_prefetch_async(devPtr, count, dstDevice, hStream, true);
+}
+
+/* The first cuMemHostRegister: the same arguments. */
+extern "C" CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags) noexcept
+{
+	return cuMemHostRegister_v2(p, bytesize, Flags);
 }
 
 extern "C" CUresult cuCtxDestroy(CUcontext ctx) noexcept

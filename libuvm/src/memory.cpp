@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: MIT
 /*
- * memory.cpp - managed allocations and the allocation table.
+ * memory.cpp - the allocation table, the library's mappings (chunks),
+ * managed and device allocations, cuMemFree, cuMemGetAddressRange,
+ * cuMemGetInfo.
  *
  * cuMemAllocManaged maps /dev/uvm (the driver's managed memory) in whole
  * 2 MiB VA blocks, aligned to a block: the caller's bytes start the mapping
  * and the rest of the last block is never handed out.  The table keeps what
  * CUDA reports: the requested size bounds every range check
- * (cuMemGetAddressRange, the pointer attributes, advise/prefetch ranges), as
- * NVIDIA's driver bounds them (probe_advise.txt, "small.*"); the mapped size
- * is CU_POINTER_ATTRIBUTE_MAPPING_SIZE.
+ * (cuMemGetAddressRange, the pointer attributes, advise/prefetch ranges,
+ * copies), as NVIDIA's driver bounds them (probe_advise.txt, "small.*";
+ * probe_copy.txt, "cp.straddle.*"); the mapped size is
+ * CU_POINTER_ATTRIBUTE_MAPPING_SIZE.
+ *
+ * cuMemAlloc maps device memory (mmap of /dev/uvm at UVM_MMAP_DEVICE(gpu)),
+ * which the driver backs in whole 2 MiB chunks of vidmem.  As NVIDIA's
+ * driver does (probe_copy.txt, "cp.place.*", "cp.pa.dev1000.*"), requests
+ * below 2 MiB share 2 MiB device chunks: each starts at the lowest free
+ * multiple of 512 bytes of the lowest chunk with room, so cuMemAlloc(1)
+ * costs 512 bytes, not a chunk; larger requests get their own mapping in
+ * whole 2 MiB.  A chunk goes back to the driver when its last allocation is
+ * freed.  Every allocation gets its own buffer id; MEMORY_BLOCK_ID is the
+ * driver's id of the chunk (shared by the allocations in it, as NVIDIA's
+ * "cp.blockid.small_differ" is).
  */
 #include <algorithm>
 #include <cerrno>
@@ -30,8 +44,41 @@ Allocation *find_allocation(uint64_t ptr)
 	return ptr - a.base < a.size ? &a : nullptr;
 }
 
+/* Does [ptr, ptr + len) intersect a map of [start, start + size) records? */
+template <typename M>
+static bool intersects(const M &m, uint64_t ptr, uint64_t len)
+{
+	auto it = m.lower_bound(ptr + len);
+
+	if (it == m.begin())
+		return false;
+	--it;
+	return it->second.base + it->second.size > ptr;
+}
+
+bool touches_library_memory(uint64_t ptr, uint64_t len)
+{
+	const State &s = state();
+
+	return intersects(s.allocations, ptr, len) || intersects(s.chunks, ptr, len);
+}
+
+bool driver_has_memory_api()
+{
+	return state().dev.version.minor >= 2;
+}
+
+bool pageable_memory_access()
+{
+	return state().dev.version.caps & (UVM_CAP_HMM_MIRROR | UVM_CAP_DEVICE_PRIVATE);
+}
+
 /**
  * check_range() - a byte range of one managed allocation
+ *
+ * Device and host memory are not managed: advice, prefetches, discards and
+ * range attributes refuse them (probe_devmem.txt "dm.advise", "dm.prefetch",
+ * "dm.rangeattr", "dm.discard", "dm.allochost.advise").
  * @ptr:	first byte (not 0)
  * @count:	bytes (not 0)
  * @alloc:	out: the allocation
@@ -49,7 +96,7 @@ RangeKind check_range(uint64_t ptr, uint64_t count, Allocation **alloc)
 	Allocation *a = find_allocation(ptr);
 	uint64_t end = ptr + count;
 
-	if (!a)
+	if (!a || a->kind != Kind::managed)
 		return RangeKind::invalid;
 	*alloc = a;
 	if (end < ptr || end == 0)
@@ -146,7 +193,7 @@ static VaArena &arena()
 }
 
 /* An allocation outside the arena: its own aligned reservation. */
-static int map_alone(uint64_t map_size, uint64_t *out)
+static int map_alone(uint64_t offset, int prot, uint64_t map_size, uint64_t *out)
 {
 	const uint64_t align = kMappingGranule;
 	void *res = ::mmap(nullptr, map_size + align, PROT_NONE,
@@ -156,8 +203,8 @@ static int map_alone(uint64_t map_size, uint64_t *out)
 		return -errno;
 	uint64_t r = reinterpret_cast<uint64_t>(res);
 	uint64_t base = round_up(r, align);
-	void *p = ::mmap(reinterpret_cast<void *>(base), map_size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED, state().dev.fd(), 0);
+	void *p = ::mmap(reinterpret_cast<void *>(base), map_size, prot,
+			 MAP_SHARED | MAP_FIXED, state().dev.fd(), static_cast<off_t>(offset));
 	if (p == MAP_FAILED) {
 		int e = -errno;
 		::munmap(res, map_size + align);
@@ -170,45 +217,284 @@ static int map_alone(uint64_t map_size, uint64_t *out)
 	return 0;
 }
 
-/* mmap the driver's managed memory in whole VA blocks.  State::mu held.
- * 0 or -errno. */
-static int map_managed(uint64_t map_size, uint64_t *out)
+/* Forget registrations the driver dropped: a mapping of /dev/uvm landed on
+ * memory registered, then unmapped, by the caller.  State::mu held. */
+static void drop_stale_registrations(uint64_t base, uint64_t len)
 {
+	auto &t = state().allocations;
+
+	for (auto it = t.lower_bound(base); it != t.end() && it->first < base + len;)
+		it = it->second.kind == Kind::registered ? t.erase(it) : std::next(it);
+	auto it = t.lower_bound(base);
+	if (it != t.begin()) {
+		--it;
+		if (it->second.kind == Kind::registered && it->first + it->second.size > base)
+			t.erase(it);
+	}
+}
+
+/**
+ * map_uvm() - mmap /dev/uvm in whole VA blocks
+ * @offset:	UVM_MMAP_MANAGED or UVM_MMAP_DEVICE(gpu)
+ * @map_size:	bytes, a multiple of kMappingGranule
+ * @out:	the address
+ *
+ * Managed memory is mapped read-write, device memory PROT_NONE (the CPU
+ * cannot reach it).  A device mapping that cannot be backed fails at once
+ * with -ENOMEM, whatever the arena.
+ *
+ * Context: State::mu held.
+ * Return: 0 or -errno.
+ */
+int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out)
+{
+	const int prot = offset == UVM_MMAP_MANAGED ? PROT_READ | PROT_WRITE : PROT_NONE;
 	uint64_t addr = arena().take(map_size);
+	int e = -ENOMEM;
 
 	if (addr) {
-		void *p = ::mmap(reinterpret_cast<void *>(addr), map_size, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_FIXED, state().dev.fd(), 0);
+		void *p = ::mmap(reinterpret_cast<void *>(addr), map_size, prot,
+				 MAP_SHARED | MAP_FIXED, state().dev.fd(), static_cast<off_t>(offset));
 
 		if (p != MAP_FAILED) {
 			*out = addr;
 			return 0;
 		}
-		int e = -errno;
+		e = -errno;
 		arena().give(addr, map_size);
-		if (e != -ENOMEM)
+		if (e != -ENOMEM || offset != UVM_MMAP_MANAGED)
 			return e;
 	}
-	return map_alone(map_size, out);
+	e = map_alone(offset, prot, map_size, out);
+	if (!e)
+		drop_stale_registrations(*out, map_size);
+	return e;
+}
+
+/* Unmap a mapping of /dev/uvm made by map_uvm().  State::mu held. */
+static void unmap_uvm(uint64_t base, uint64_t size)
+{
+	if (arena().contains(base))
+		arena().give(base, size);	/* unmaps the driver's range */
+	else
+		::munmap(reinterpret_cast<void *>(base), size);
+}
+
+/* The driver's buffer id of the allocation at addr; 0 or -errno. */
+static int driver_buffer_id(uint64_t addr, uint64_t *id)
+{
+	struct uvm_ioc_pointer_info info {};
+
+	info.address = addr;
+	int r = state().dev.ioctl(UVM_IOC_POINTER_INFO, &info);
+	*id = info.buffer_id;
+	return r;
+}
+
+Chunk *add_chunk(const Chunk &c)
+{
+	Chunk &n = state().chunks[c.base];
+
+	n = c;
+	return &n;
+}
+
+/**
+ * add_allocation() - record an allocation
+ * @base:	its first byte
+ * @size:	the bytes asked for
+ * @kind:	its kind
+ * @chunk:	the chunk it lives in (registered memory: nullptr)
+ * @ctx:	the context that owns it
+ *
+ * Context: State::mu held.
+ * Return: the new entry, with a new buffer id.
+ */
+Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk, Context *ctx)
+{
+	Allocation &a = state().allocations[base];
+
+	a.base = base;
+	a.size = size;
+	a.kind = kind;
+	a.chunk = chunk;
+	a.ctx = ctx;
+	a.device = kind == Kind::device ? chunk->gpu : ctx->device;
+	a.buffer_id = ++state().next_buffer_id;
+	a.sync_memops = kind == Kind::managed;
+	if (chunk) {
+		a.map_base = chunk->base;
+		a.map_size = chunk->size;
+		a.block_id = chunk->block_id;
+	}
+	return a;
+}
+
+/**
+ * sub_allocate() - a place in a shared chunk
+ * @kind:	Kind::device or Kind::host
+ * @gpu:	device chunks: the GPU
+ * @size:	bytes, below kChunkSize
+ * @chunk:	out: the chunk
+ *
+ * First fit in address order, at multiples of kSubAllocAlign: the layout
+ * NVIDIA's driver gives a sequence of small cuMemAlloc calls.
+ *
+ * Context: State::mu held.
+ * Return: the address, or 0 when no shared chunk has room.
+ */
+uint64_t sub_allocate(Kind kind, int gpu, uint64_t size, Chunk **chunk)
+{
+	const uint64_t len = round_up(size, kSubAllocAlign);
+
+	for (auto &[base, c] : state().chunks) {
+		if (!c.shared || c.kind != kind || (kind == Kind::device && c.gpu != gpu))
+			continue;
+		uint64_t at = c.base;
+		for (const auto &[start, bytes] : c.used) {
+			if (start - at >= len)
+				break;
+			at = start + bytes;
+		}
+		if (c.base + c.size - at < len)
+			continue;
+		c.used[at] = len;
+		*chunk = &c;
+		return at;
+	}
+	return 0;
+}
+
+/**
+ * release_chunk() - give a chunk's mapping back
+ * @c:	the chunk, no allocation left in it
+ *
+ * Host chunks are unregistered first.
+ *
+ * Context: State::mu held.
+ */
+void release_chunk(Chunk *c)
+{
+	if (c->kind == Kind::host) {
+		struct uvm_ioc_host_unregister u {};
+
+		u.address = c->base;
+		state().dev.ioctl(UVM_IOC_HOST_UNREGISTER, &u);
+		::munmap(reinterpret_cast<void *>(c->base), c->size);
+	} else {
+		unmap_uvm(c->base, c->size);
+	}
+	state().chunks.erase(c->base);
 }
 
 /**
  * free_allocation() - unmap an allocation and forget it
  * @it:		its table entry
  *
- * The driver drops the range's residency, mappings and advice on munmap.
+ * The driver drops a managed range's residency, mappings and advice on
+ * munmap.  A sub-allocation leaves its chunk, which goes when it is empty;
+ * registered memory is unregistered (the caller's memory stays).
  *
- * Context: State::mu held; queued batches were waited for.
+ * Context: State::mu held; queued work was waited for.
  */
 void free_allocation(std::map<uint64_t, Allocation>::iterator it)
 {
-	const Allocation &a = it->second;
+	Allocation &a = it->second;
+	Chunk *c = a.chunk;
 
-	if (arena().contains(a.base))
-		arena().give(a.base, a.map_size);	/* unmaps the driver's range */
-	else
-		::munmap(reinterpret_cast<void *>(a.base), a.map_size);
+	if (a.kind == Kind::registered) {
+		struct uvm_ioc_host_unregister u {};
+
+		u.address = a.base;
+		state().dev.ioctl(UVM_IOC_HOST_UNREGISTER, &u);
+	} else {
+		c->used.erase(a.base);
+		if (c->used.empty())
+			release_chunk(c);
+	}
 	state().allocations.erase(it);
+}
+
+/**
+ * alloc_mapping() - a whole chunk of its own for one allocation
+ * @offset:	UVM_MMAP_MANAGED or UVM_MMAP_DEVICE(gpu)
+ * @size:	bytes asked for
+ * @kind:	Kind::managed or Kind::device
+ * @gpu:	device memory: the GPU
+ * @ctx:	the owner
+ * @out:	the address
+ *
+ * Context: State::mu held.
+ * Return: 0 or -errno.
+ */
+static int alloc_mapping(uint64_t offset, uint64_t size, Kind kind, int gpu, Context *ctx,
+			 uint64_t *out)
+{
+	const uint64_t map_size = round_up(size, kMappingGranule);
+	uint64_t base, id;
+
+	if (map_size < size)
+		return -ENOMEM;
+	if (int r = map_uvm(offset, map_size, &base))
+		return r;
+	if (int r = driver_buffer_id(base, &id)) {
+		unmap_uvm(base, map_size);
+		return r;
+	}
+	Chunk c;
+	c.base = base;
+	c.size = map_size;
+	c.kind = kind;
+	c.gpu = gpu;
+	c.block_id = id;
+	Chunk *chunk = add_chunk(c);
+	chunk->used[base] = map_size;
+	add_allocation(base, size, kind, chunk, ctx);
+	*out = base;
+	return 0;
+}
+
+/**
+ * alloc_device() - device memory of a GPU
+ * @gpu:	the GPU
+ * @size:	bytes, > 0
+ * @ctx:	the owner
+ * @out:	the address
+ *
+ * Context: State::mu held.
+ * Return: 0 or -errno (-ENOMEM: the GPU cannot back it).
+ */
+static int alloc_device(int gpu, uint64_t size, Context *ctx, uint64_t *out)
+{
+	const uint64_t offset = UVM_MMAP_DEVICE(gpu);
+	Chunk *chunk;
+
+	if (size >= kChunkSize)
+		return alloc_mapping(offset, size, Kind::device, gpu, ctx, out);
+	uint64_t p = sub_allocate(Kind::device, gpu, size, &chunk);
+	if (!p) {
+		uint64_t base, id;
+
+		if (int r = map_uvm(offset, kChunkSize, &base))
+			return r;
+		if (int r = driver_buffer_id(base, &id)) {
+			unmap_uvm(base, kChunkSize);
+			return r;
+		}
+		Chunk c;
+		c.base = base;
+		c.size = kChunkSize;
+		c.kind = Kind::device;
+		c.gpu = gpu;
+		c.shared = true;
+		c.block_id = id;
+		chunk = add_chunk(c);
+		p = base;
+		chunk->used[p] = round_up(size, kSubAllocAlign);
+	}
+	add_allocation(p, size, Kind::device, chunk, ctx);
+	*out = p;
+	return 0;
 }
 
 } // namespace uvm
@@ -226,27 +512,33 @@ extern "C" CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
 		if (!dptr || !bytesize ||
 		    (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
 			return CUDA_ERROR_INVALID_VALUE;
-		uint64_t map_size = round_up(bytesize, kMappingGranule);
-		if (map_size < bytesize)
-			return CUDA_ERROR_OUT_OF_MEMORY;
 
 		std::lock_guard<std::mutex> lock(state().mu);
-		int r = map_managed(map_size, &base);
+		int r = alloc_mapping(UVM_MMAP_MANAGED, bytesize, Kind::managed, ctx->device, ctx,
+				      &base);
 		if (r)
 			return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
-		struct uvm_ioc_pointer_info info {};
-		info.address = base;
-		r = state().dev.ioctl(UVM_IOC_POINTER_INFO, &info);
-		Allocation &a = state().allocations[base];
-		a.base = base;
-		a.map_size = map_size;
-		if (r) {
-			free_allocation(state().allocations.find(base));
-			return from_errno(r);
-		}
-		a.size = bytesize;
-		a.buffer_id = info.buffer_id;
-		a.ctx = ctx;
+		*dptr = base;
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) noexcept
+{
+	return guard([&]() -> CUresult {
+		Context *ctx;
+		uint64_t base = 0;
+
+		if (CUresult r = current_context(&ctx))
+			return r;
+		if (!dptr || !bytesize)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (!driver_has_memory_api())
+			return CUDA_ERROR_NOT_SUPPORTED;
+		std::lock_guard<std::mutex> lock(state().mu);
+		int r = alloc_device(ctx->device, bytesize, ctx, &base);
+		if (r)
+			return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
 		*dptr = base;
 		return CUDA_SUCCESS;
 	});
@@ -263,19 +555,25 @@ extern "C" CUresult cuMemFree_v2(CUdeviceptr dptr) noexcept
 			return CUDA_SUCCESS;
 		if (CUresult r = current_context(&ctx))
 			return r;
+		/* Managed and device memory only: host memory has its own
+		 * calls (probe_devmem.txt "dm.memfree.host"). */
+		auto freeable = [dptr]() {
+			auto it = state().allocations.find(dptr);
+			return it != state().allocations.end() &&
+			       (it->second.kind == Kind::managed || it->second.kind == Kind::device);
+		};
 		{
 			std::lock_guard<std::mutex> lock(state().mu);
-			if (!state().allocations.count(dptr))
+			if (!freeable())
 				return CUDA_ERROR_INVALID_VALUE;
 		}
-		/* Queued prefetches of the range finish first: cuMemFree
+		/* Queued work on the memory finishes first: cuMemFree
 		 * synchronises for memory that is not stream ordered. */
 		wait_all();
 		std::lock_guard<std::mutex> lock(state().mu);
-		auto it = state().allocations.find(dptr);
-		if (it == state().allocations.end())
+		if (!freeable())
 			return CUDA_ERROR_INVALID_VALUE;
-		free_allocation(it);
+		free_allocation(state().allocations.find(dptr));
 		return CUDA_SUCCESS;
 	});
 }

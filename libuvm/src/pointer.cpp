@@ -2,12 +2,17 @@
 /*
  * pointer.cpp - cuPointerGetAttribute(s), cuPointerSetAttribute.
  *
- * Answered from the allocation table (the buffer id is the driver's, from
- * UVM_IOC_POINTER_INFO).  Widths and values are NVIDIA's for managed memory
- * (tests/real-driver/results/probe_mem.txt): 4-byte booleans and enums,
- * 8-byte pointers, sizes and ids; CU_MEMORYTYPE_DEVICE for managed memory;
- * P2P tokens {0, VA space token}; ACCESS_FLAGS read-write; MAPPING_SIZE the
- * whole mapping.  For a pointer of no allocation, cuPointerGetAttribute
+ * Answered from the allocation table.  Widths and values are NVIDIA's
+ * (tests/real-driver/results/probe_mem.txt for managed memory,
+ * probe_devmem.txt and probe_copy.txt "cp.pa.*" for device, page-locked and
+ * registered memory): 4-byte booleans and enums, 8-byte pointers, sizes and
+ * ids; CU_MEMORYTYPE_DEVICE for managed and device memory, HOST for host
+ * memory; device memory has no host pointer, host memory no P2P tokens;
+ * ACCESS_FLAGS read-write (read for READ_ONLY registrations); the range is
+ * what the caller asked for, the mapping the chunk it lives in (a device
+ * chunk shared by small allocations, a host chunk, the pages of a
+ * registration); BUFFER_ID is the allocation's, MEMORY_BLOCK_ID the
+ * chunk's.  For a pointer of no allocation, cuPointerGetAttribute
  * fails and cuPointerGetAttributes returns NVIDIA's defaults (the host
  * pointer is the pointer itself, the device ordinal CU_DEVICE_INVALID, the
  * range start and size are not written).
@@ -48,19 +53,29 @@ uint32_t va_space_token()
  */
 CUresult attribute_of(Allocation *a, uint64_t ptr, int attr, void *data)
 {
+	const bool host = a->kind == Kind::host || a->kind == Kind::registered;
+	const bool device = a->kind == Kind::device;
+
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
 		put64(data, reinterpret_cast<uintptr_t>(to_handle(a->ctx)));
 		break;
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-		put32(data, CU_MEMORYTYPE_DEVICE);
+		put32(data, host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE);
 		break;
 	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		put64(data, ptr);
+		break;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (device)
+			return CUDA_ERROR_INVALID_VALUE;
 		put64(data, ptr);
 		break;
 	case CU_POINTER_ATTRIBUTE_P2P_TOKENS: {
 		auto *t = static_cast<CUDA_POINTER_ATTRIBUTE_P2P_TOKENS *>(data);
+
+		if (host)
+			return CUDA_ERROR_INVALID_VALUE;
 
 		/* Field by field: NVIDIA writes 12 bytes, not the padding. */
 		put64(&t->p2pToken, 0);
@@ -72,24 +87,30 @@ CUresult attribute_of(Allocation *a, uint64_t ptr, int attr, void *data)
 		put32(data, a->sync_memops);
 		break;
 	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
-	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
 		put64(data, a->buffer_id);
 		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+		put64(data, a->block_id);
+		break;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		put32(data, a->kind == Kind::managed);
+		break;
 	case CU_POINTER_ATTRIBUTE_MAPPED:
 		put32(data, 1);
 		break;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-		put32(data, static_cast<uint32_t>(a->ctx->device));
+		put32(data, static_cast<uint32_t>(a->device));
 		break;
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
 	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
 	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
-		put32(data, 0);
+		put32(data, device);
 		break;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
 		put64(data, a->base);
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		put64(data, a->map_base);
 		break;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
 		put64(data, a->size);
@@ -102,7 +123,8 @@ CUresult attribute_of(Allocation *a, uint64_t ptr, int attr, void *data)
 		put64(data, 0);
 		break;
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-		put32(data, 3);	/* CU_MEM_ACCESS_FLAGS_PROT_READWRITE */
+		/* CU_MEM_ACCESS_FLAGS_PROT_READ(WRITE) */
+		put32(data, a->read_only ? 1 : 3);
 		break;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -188,6 +210,12 @@ extern "C" CUresult cuPointerGetAttributes(unsigned int numAttributes,
 
 			if (!data[i] || attr == CU_POINTER_ATTRIBUTE_P2P_TOKENS)
 				return CUDA_ERROR_INVALID_VALUE;
+			/* Device memory has no host pointer: the default (not
+			 * probed; cudaPointerGetAttributes' hostPointer is NULL). */
+			if (a && a->kind == Kind::device && attr == CU_POINTER_ATTRIBUTE_HOST_POINTER) {
+				put64(data[i], 0);
+				continue;
+			}
 			CUresult r = a ? attribute_of(a, ptr, attr, data[i]) :
 					 default_attribute(ptr, attr, data[i]);
 			if (r)
@@ -207,14 +235,20 @@ extern "C" CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute
 			return r;
 		if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
 			return CUDA_ERROR_INVALID_VALUE;
+		std::memcpy(&v, value, sizeof(v));
+		{
+			std::lock_guard<std::mutex> lock(state().mu);
+			if (!find_allocation(ptr))
+				return CUDA_ERROR_INVALID_VALUE;
+		}
+		/* Setting it waits for the synchronous copies and sets that
+		 * returned early (PA-21; copy.cpp); later ones wait. */
+		if (v)
+			wait_all();
 		std::lock_guard<std::mutex> lock(state().mu);
 		Allocation *a = find_allocation(ptr);
 		if (!a)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::memcpy(&v, value, sizeof(v));
-		/* No synchronous memory operation is ever pending: libuvm has
-		 * none yet (no cuMemcpy/cuMemset), so there is nothing to wait
-		 * for. */
 		a->sync_memops = v != 0;
 		return CUDA_SUCCESS;
 	});

@@ -10,8 +10,13 @@
  * cudaPeekAtLastError only returns it); stream 0 is the legacy stream
  * (cudaStreamPerThread and the _ptsz symbols give the per-thread stream).
  * Where NVIDIA's runtime differs from its documentation, the probes decide:
- * cudaMallocManaged of 0 bytes succeeds with a NULL pointer
- * (probe_runtime.txt "mm.size0").
+ * cudaMallocManaged, cudaMalloc and cudaMallocHost of 0 bytes succeed with a
+ * NULL pointer (probe_runtime.txt "mm.size0", probe_copy.txt "rc.malloc.0",
+ * "rc.mallochost.0").  cudaMemcpy's kind says which side must be device
+ * memory, as the driver's HtoD/DtoH/DtoD forms do (cudaMemcpyHostToHost and
+ * cudaMemcpyDefault: either side may be anything; probe_null.txt
+ * "null.rt_memcpy_*"); an unknown kind is cudaErrorInvalidMemcpyDirection,
+ * after a 0-byte copy has succeeded.
  */
 #include <cerrno>
 #include <cstring>
@@ -347,6 +352,129 @@ extern "C" cudaError_t cudaFree(void *devPtr) noexcept
 	return rt([&] { return cuMemFree_v2(reinterpret_cast<uintptr_t>(devPtr)); });
 }
 
+extern "C" cudaError_t cudaMalloc(void **devPtr, size_t size) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUdeviceptr p = 0;
+
+		if (!devPtr)
+			return CUDA_ERROR_INVALID_VALUE;
+		/* 0 bytes: a NULL pointer (probe_copy.txt "rc.malloc.0"). */
+		if (!size) {
+			*devPtr = nullptr;
+			return CUDA_SUCCESS;
+		}
+		CUresult r = cuMemAlloc_v2(&p, size);
+		if (!r)
+			*devPtr = reinterpret_cast<void *>(p);
+		return r;
+	});
+}
+
+extern "C" cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) noexcept
+{
+	/* Every context is a primary context here, so the runtime's
+	 * allocations are portable anyway: NVIDIA's runtime does not pass
+	 * cudaHostAllocPortable on ("rc.hostgetflags.hostalloc" = Mapped). */
+	return rt([&]() -> CUresult {
+		if (flags & ~static_cast<unsigned int>(cudaHostAllocPortable | cudaHostAllocMapped |
+						      cudaHostAllocWriteCombined))
+			return CUDA_ERROR_INVALID_VALUE;
+		return cuMemHostAlloc(pHost, size, flags & ~cudaHostAllocPortable);
+	});
+}
+
+extern "C" cudaError_t cudaMallocHost(void **ptr, size_t size) noexcept
+{
+	return rt([&] { return cuMemHostAlloc(ptr, size, 0); });
+}
+
+extern "C" cudaError_t cudaFreeHost(void *ptr) noexcept
+{
+	return rt([&] { return cuMemFreeHost(ptr); });
+}
+
+extern "C" cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) noexcept
+{
+	return rt([&] { return cuMemHostRegister_v2(ptr, size, flags); });
+}
+
+extern "C" cudaError_t cudaHostUnregister(void *ptr) noexcept
+{
+	return rt([&] { return cuMemHostUnregister(ptr); });
+}
+
+extern "C" cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+						unsigned int flags) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUdeviceptr d = 0;
+
+		if (!pDevice)
+			return CUDA_ERROR_INVALID_VALUE;
+		CUresult r = cuMemHostGetDevicePointer_v2(&d, pHost, flags);
+		if (!r)
+			*pDevice = reinterpret_cast<void *>(d);
+		return r;
+	});
+}
+
+extern "C" cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) noexcept
+{
+	return rt([&] { return cuMemHostGetFlags(pFlags, pHost); });
+}
+
+#undef cudaMemcpy
+#undef cudaMemcpyAsync
+#undef cudaMemset
+#undef cudaMemsetAsync
+
+extern "C" cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+				  enum cudaMemcpyKind kind) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, nullptr, false, false); });
+}
+
+extern "C" cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
+				       enum cudaMemcpyKind kind) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, nullptr, true, false); });
+}
+
+extern "C" cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+				       enum cudaMemcpyKind kind, cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, to_cu(stream), false, true); });
+}
+
+extern "C" cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+					    enum cudaMemcpyKind kind, cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, to_cu(stream), true, true); });
+}
+
+extern "C" cudaError_t cudaMemset(void *devPtr, int value, size_t count) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, nullptr, false, false); });
+}
+
+extern "C" cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, nullptr, true, false); });
+}
+
+extern "C" cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+				       cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, to_cu(stream), false, true); });
+}
+
+extern "C" cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
+					    cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, to_cu(stream), true, true); });
+}
+
 extern "C" cudaError_t cudaMemGetInfo(size_t *free, size_t *total) noexcept
 {
 	return rt([&] { return cuMemGetInfo_v2(free, total); });
@@ -468,10 +596,23 @@ extern "C" cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at
 			attributes->hostPointer = const_cast<void *>(ptr);
 			return CUDA_SUCCESS;
 		}
-		attributes->type = cudaMemoryTypeManaged;
-		attributes->device = a->ctx->device;
+		/* probe_copy.txt "rc.pa.*": device memory has no host
+		 * pointer; host memory is on the context's device. */
+		switch (a->kind) {
+		case Kind::managed:
+			attributes->type = cudaMemoryTypeManaged;
+			break;
+		case Kind::device:
+			attributes->type = cudaMemoryTypeDevice;
+			break;
+		default:
+			attributes->type = cudaMemoryTypeHost;
+			break;
+		}
+		attributes->device = a->device;
 		attributes->devicePointer = const_cast<void *>(ptr);
-		attributes->hostPointer = const_cast<void *>(ptr);
+		if (a->kind != Kind::device)
+			attributes->hostPointer = const_cast<void *>(ptr);
 		return CUDA_SUCCESS;
 	});
 }

@@ -2,9 +2,10 @@
 /*
  * stream.cpp - streams and events on the driver's fences.
  *
- * Every asynchronous operation (prefetch, the batch calls) is one
- * UVM_IOC_MIGRATE with UVM_MIGRATE_ASYNC; the driver returns a fence and
- * runs the batches of the VA space one after the other in fence order.  A
+ * Every asynchronous operation (prefetch, the batch calls, copies and sets)
+ * is a job of the driver: UVM_IOC_MIGRATE, UVM_IOC_COPY or UVM_IOC_MEMSET
+ * with their ASYNC flag; the driver returns a fence and runs the jobs of the
+ * VA space one after the other in fence order.  A
  * stream is therefore "the fences of its work": synchronising it waits for
  * its highest fence, which implies every earlier one.  Ordering between
  * streams is free (the driver's order is total); what remains is the host
@@ -147,15 +148,20 @@ CUresult resolve_stream(CUstream h, bool per_thread_default, Stream **out)
 	return CUDA_SUCCESS;
 }
 
-void stream_add_fence(Stream *s, uint64_t fence)
+void note_fence(uint64_t fence)
 {
 	State &st = state();
 	uint64_t last = st.last_fence.load();
 
-	s->last = std::max(s->last, fence);
-	s->pending.push_back(fence);
 	while (last < fence && !st.last_fence.compare_exchange_weak(last, fence))
 		;
+}
+
+void stream_add_fence(Stream *s, uint64_t fence)
+{
+	s->last = std::max(s->last, fence);
+	s->pending.push_back(fence);
+	note_fence(fence);
 }
 
 /**
