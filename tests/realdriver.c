@@ -282,7 +282,14 @@ PROBE_TEST(probe_runtime)
 PROBE_TEST(probe_errors)
 /* A fork() child's calls. */
 PROBE_TEST(probe_fork)
-/* NULL pointers and handles, one process per case. */
+/* NULL pointers and handles, calls that may break the context, one
+ * process per case. */
 PROBE_TEST(probe_null)
+/* cuMemAlloc, page-locked and registered host memory, copies and sets. */
+PROBE_TEST(probe_devmem)
+/* Placement of small allocations, every pointer attribute of every kind of
+ * memory, host flags, which memory each copy and set accepts, the runtime
+ * forms. */
+PROBE_TEST(probe_copy)
 
 TEST_HARNESS_MAIN

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * probe_devmem - device memory, page-locked host memory, registered host
- * memory, copies and sets: the calls libuvm implements once the kernel has
- * vidmem allocations, pinning and copy-engine ioctls.  Recorded now, replayed
- * when those exist.
+ * memory, copies and sets: arguments, attributes, flags, what each call
+ * refuses.  probe_copy goes further.
  */
 #include <sys/mman.h>
 
