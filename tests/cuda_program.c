@@ -8,10 +8,13 @@
  *
  *     cc -I libuvm/include cuda_program.c -L build/libuvm -luvm
  *
- * It does what a CUDA program that uses managed memory does: initialise,
- * pick a device, allocate managed memory, fill it on the CPU, advise and
- * prefetch it to the GPU on a stream, let the GPU read and write it, bring
- * it back, check every byte, query attributes, free.  Output is TAP.
+ * It does what a CUDA program that uses managed and device memory does:
+ * initialise, pick a device, allocate managed memory, fill it on the CPU,
+ * advise and prefetch it to the GPU on a stream, let the GPU read and write
+ * it, bring it back, check every byte; copy it into device memory
+ * (cuMemAlloc), run a "kernel" on that, copy the result into page-locked
+ * host memory on the stream, set device memory and copy it back; query
+ * attributes, free.  Output is TAP.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +37,7 @@ static void ok(int cond, const char *what)
 
 int main(void)
 {
-	const size_t size = 8u << 20;
+	const size_t size = 8u << 20, dsize = size / 2;
 	CUdevice dev = -1;
 	CUcontext ctx = NULL;
 	CUstream stream = NULL;
@@ -46,8 +49,12 @@ int main(void)
 	size_t total = 0, free_mem = 0;
 	unsigned long long *p;
 	const char *errname = NULL;
+	CUdeviceptr dbuf = 0;
+	unsigned long long *pinned = NULL;
+	unsigned int memtype = 0;
+	size_t free_after = 0;
 
-	printf("TAP version 13\n1..24\n");
+	printf("TAP version 13\n1..41\n");
 	CHECK(cuInit(0));
 	CHECK(cuDeviceGetCount(&count));
 	CHECK(cuDeviceGet(&dev, 0));
@@ -105,6 +112,51 @@ int main(void)
 			good = p[i] == i * 3 + 1;
 		ok(good && rm == 1, "every word was read, incremented and brought back");
 	}
+	/* Device memory: half the managed data copied in, a "kernel" adds 1
+	 * to every word there, the result comes back into page-locked memory
+	 * in stream order. */
+	CHECK(cuMemAlloc(&dbuf, dsize));
+	CHECK(cuMemGetInfo(&free_after, NULL));
+	ok(free_after + dsize <= free_mem, "cuMemGetInfo counts the device memory");
+	CHECK(cuPointerGetAttribute(&memtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dbuf));
+	ok(memtype == CU_MEMORYTYPE_DEVICE, "device memory is CU_MEMORYTYPE_DEVICE");
+	CHECK(cuMemAllocHost((void **)&pinned, dsize));
+	CHECK(cuMemcpy(dbuf, buf, dsize));
+	if (sim) {
+		uvmSimOp op;
+
+		memset(&op, 0, sizeof(op));
+		op.type = UVM_SIM_OP_ATOMIC_ADD;
+		op.address = dbuf;
+		op.length = dsize;
+		op.accessSize = 8;
+		op.value = 1;
+		CHECK(uvmSimLaunch(dev, 64, &op, 1, stream, NULL));
+		CHECK(cuMemcpyDtoHAsync(pinned, dbuf, dsize, stream));
+	} else {
+		ok(1, "# SKIP no simulated GPU launches in this driver");
+		CHECK(cuMemcpyDtoHAsync(pinned, dbuf, dsize, stream));
+		cuStreamSynchronize(stream);
+		for (size_t i = 0; i < dsize / 8; i++)
+			pinned[i] += 1;
+	}
+	CHECK(cuStreamSynchronize(stream));
+	{
+		int good = 1;
+
+		for (size_t i = 0; i < dsize / 8 && good; i++)
+			good = pinned[i] == i * 3 + 2;
+		ok(good, "device memory: copied in, incremented by the GPU, copied out");
+	}
+	CHECK(cuMemsetD32(dbuf, 0x600d600d, dsize / 4));
+	CHECK(cuMemcpyDtoH(p, dbuf, 4096));
+	ok(p[0] == 0x600d600d600d600dULL && p[511] == 0x600d600d600d600dULL,
+	   "cuMemsetD32 then cuMemcpyDtoH into managed memory");
+	ok(cuMemcpyHtoD(dbuf, pinned, dsize + 1) == CUDA_ERROR_INVALID_VALUE,
+	   "a copy beyond the allocation is refused");
+	CHECK(cuMemFreeHost(pinned));
+	CHECK(cuMemFree(dbuf));
+
 	cuMemRangeGetAttribute(&last, sizeof(last), CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
 			       buf, size);
 	cuPointerGetAttribute(&ismanaged, CU_POINTER_ATTRIBUTE_IS_MANAGED, buf);

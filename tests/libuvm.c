@@ -3,7 +3,9 @@
  * libuvm - the library suite: every function of libuvm's cuda.h,
  * cuda_runtime_api.h and uvm_sim.h, the library-side error paths of the
  * catalog's edge-case list (ADV-*, PF-*, BT-*, DS-*, RA-*, PA-*, MM-*,
- * XC-*), and what the driver does underneath (residency, data).
+ * XC-*; for device and host memory and copies, which the catalog leaves to
+ * the probes: MA-*, HA-*, HR-*), and what the driver does underneath
+ * (residency, data).
  *
  * Each test runs in its own process (the harness forks), so each starts
  * with an uninitialised library.  Module parameters: the defaults (2 GPUs).
@@ -163,10 +165,20 @@ TEST(device_attributes)
 	ASSERT_EQ(!!(ver.caps & (UVM_CAP_HMM_MIRROR | UVM_CAP_DEVICE_PRIVATE)), v);
 	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, 0);
 	ASSERT_EQ(0, v);
+	/* Host memory is pinned and mapped at its own address, read-only on
+	 * request. */
 	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 0);
-	ASSERT_EQ(0, v);
+	ASSERT_EQ(1, v);
 	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 0);
-	ASSERT_EQ(0, v);
+	ASSERT_EQ(1, v);
+	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, n - 1);
+	ASSERT_EQ(1, v);
+	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 0);
+	ASSERT_EQ(1, v);
+	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_GPU_OVERLAP, 0);
+	ASSERT_EQ(1, v);
+	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 0);
+	ASSERT_LE(1, v);
 }
 
 /* Contexts */
@@ -441,30 +453,68 @@ TEST_F_TIMEOUT(lib, legacy_stream, 300)
 	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
 }
 
-/* An asynchronous failure (vidmem exhausted: no eviction yet) is reported
- * by the stream's synchronisation, once, and not to another stream. */
+/* An asynchronous failure (GPU 0 full of device memory, which is never
+ * evicted) is reported by the stream's synchronisation, once, and not to
+ * another stream; with the memory back the same prefetch works. */
 TEST_F_TIMEOUT(lib, async_error, 300)
 {
 	struct uvm_ioc_version ver;
 	struct uvm_ioc_gpu_info gi;
+	CUdeviceptr p = managed(4 * MIB), d;
 	CUstream other;
-	CUdeviceptr p;
-	size_t size;
-	CUresult r;
 
 	ASSERT_EQ(0, driver_info(&ver, 0, &gi));
-	size = gi.vidmem_size + 8 * MIB;
+	ASSERT_NE(0, p);
+	memset((void *)(uintptr_t)p, 0x3c, 4 * MIB);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, gi.vidmem_size));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemPrefetchAsync(p, 4 * MIB, DEV(0), 0, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(other));
+	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuStreamSynchronize(self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+	/* The pages that could not move kept their data. */
+	ASSERT_TRUE(bytes_are((void *)(uintptr_t)p, 0x3c, 4 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemPrefetchAsync(p, 4 * MIB, DEV(0), 0, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_TRUE(all_resident(p, 4 * MIB, UVM_SIM_DEVICE_BIT(0)));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(p));
+}
+
+/* Prefetching more managed memory than the GPU holds succeeds: the driver
+ * evicts the least recently used blocks to the host (PF-14); device memory
+ * is never evicted (PF-15); the data survives everything. */
+TEST_F_TIMEOUT(lib, prefetch_oversubscribed, 300)
+{
+	struct uvm_ioc_version ver;
+	struct uvm_ioc_gpu_info gi;
+	CUdeviceptr p, d;
+	size_t size;
+	unsigned char *c;
+
+	ASSERT_EQ(0, driver_info(&ver, 0, &gi));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, 16 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0xd7, 16 * MIB));
+	size = gi.vidmem_size;
 	p = managed(size);
 	ASSERT_NE(0, p);
-	ASSERT_EQ(CUDA_SUCCESS, cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+	c = (unsigned char *)(uintptr_t)p;
+	for (size_t i = 0; i < size; i += PAGE)
+		c[i] = (unsigned char)(i / PAGE);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemPrefetchAsync(p, size, DEV(0), 0, self->l.s));
-	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(other));
-	r = cuStreamSynchronize(self->l.s);
-	/* OUT_OF_MEMORY until the driver evicts; then it simply works. */
-	ASSERT_TRUE(r == CUDA_ERROR_OUT_OF_MEMORY || r == CUDA_SUCCESS)
-		TH_LOG("cuStreamSynchronize: %d", r);
 	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	/* The last block prefetched is on the GPU, the first was evicted. */
+	ASSERT_TRUE(all_resident(p + size - 2 * MIB, 2 * MIB, UVM_SIM_DEVICE_BIT(0)));
+	ASSERT_TRUE(all_resident(p, 2 * MIB, UVM_SIM_HOST_BIT));
+	ASSERT_LE(16 * MIB, vidmem_used(0));
+	ASSERT_LT(0, counter(UVM_COUNTER_PAGES_EVICTED));
+	for (size_t i = 0; i < size; i += 2 * MIB + PAGE)
+		ASSERT_EQ((unsigned char)(i / PAGE), c[i]);
+	ASSERT_EQ((unsigned char)(size / PAGE - 1), c[size - PAGE]);
+	ASSERT_TRUE(device_bytes_are(d, 0xd7, 16 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(p));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
 }
 
 /* Managed memory */
@@ -1206,6 +1256,826 @@ TEST_F(lib, pointer_set_attribute)
 								  p));
 }
 
+/* Device memory */
+
+/* cuMemAlloc arguments: NULL, 0 bytes, more than the GPU holds, sizes that
+ * overflow, no current context (MA-01..05). */
+TEST_F(lib, mem_alloc_arguments)
+{
+	struct uvm_ioc_version ver;
+	struct uvm_ioc_gpu_info gi;
+	CUdeviceptr d = 0;
+	CUcontext c;
+	void *h = NULL;
+
+	ASSERT_EQ(0, driver_info(&ver, 0, &gi));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAlloc(NULL, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAlloc(&d, 0));
+	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuMemAlloc(&d, gi.vidmem_size + 2 * MIB));
+	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuMemAlloc(&d, 1ULL << 50));
+	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuMemAlloc(&d, (size_t)-1));
+	ASSERT_EQ(0, d);
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxPopCurrent(&c));
+	ASSERT_EQ(CUDA_ERROR_INVALID_CONTEXT, cuMemAlloc(&d, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_CONTEXT, cuMemAllocHost(&h, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_CONTEXT, cuMemHostRegister(&h, sizeof(h), 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_CONTEXT, cuMemcpy((uintptr_t)&d, (uintptr_t)&h, 8));
+	ASSERT_EQ(CUDA_ERROR_INVALID_CONTEXT, cuMemsetD8((uintptr_t)&h, 0, 8));
+}
+
+/* Small requests share 2 MiB chunks at the lowest free multiple of 512
+ * bytes, as NVIDIA's driver places them (probe_copy "cp.place.*"); each is
+ * its own allocation with its own buffer id, in one memory block; 2 MiB and
+ * more get a mapping of their own, in whole 2 MiB.  The CPU cannot touch
+ * device memory. */
+TEST_F(lib, mem_alloc_small)
+{
+	static const size_t sz[6] = { 1, 1, 100, 1000, 4096, 513 };
+	static const size_t at[6] = { 0, 512, 1024, 1536, 2560, 6656 };
+	CUdeviceptr d[6], e, big, big3, b;
+	size_t s;
+
+	for (int i = 0; i < 6; i++) {
+		ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d[i], sz[i]));
+		ASSERT_EQ(d[0] + at[i], d[i]) TH_LOG("allocation %d", i);
+	}
+	ASSERT_EQ(0, d[0] % (2 * MIB));
+	ASSERT_STREQ("---s", map_perms((void *)(uintptr_t)d[0]));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAddressRange(&b, &s, d[3] + 999));
+	ASSERT_EQ(d[3], b);
+	ASSERT_EQ(1000, s);
+	ASSERT_EQ(CUDA_ERROR_NOT_FOUND, cuMemGetAddressRange(&b, &s, d[3] + 1000));
+	ASSERT_EQ(2 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, d[3]));
+	ASSERT_EQ(d[0], ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, d[3] + 5));
+	ASSERT_EQ(1000, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_SIZE, d[3] + 5));
+	ASSERT_EQ(ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, d[0]),
+		  ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, d[3]));
+	ASSERT_NE(ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, d[0]),
+		  ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, d[3]));
+	/* A hole is reused first fit; a larger request goes past the end. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d[2]));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&e, 300));
+	ASSERT_EQ(d[0] + 1024, e);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(e));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&e, 600));
+	ASSERT_EQ(d[0] + 7680, e);
+	/* Own mappings. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&big, 2 * MIB));
+	ASSERT_EQ(0, big % (2 * MIB));
+	ASSERT_EQ(2 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, big + 100));
+	ASSERT_EQ(big, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, big + 100));
+	ASSERT_NE(ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, d[0]),
+		  ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, big));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&big3, 3 * MIB));
+	ASSERT_EQ(4 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, big3));
+	ASSERT_EQ(3 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_SIZE, big3));
+	for (int i = 0; i < 6; i++)
+		if (i != 2)
+			ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d[i]));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(e));
+	/* The chunk went back to the driver with its last allocation. */
+	ASSERT_STRNE("---s", map_perms((void *)(uintptr_t)d[0]));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(big));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(big3));
+}
+
+/* cuMemGetInfo follows the driver's vidmem: a small allocation costs its
+ * chunk, the next ones in it nothing; freeing gives it all back. */
+TEST_F_TIMEOUT(lib, mem_get_info_device, 120)
+{
+	size_t fr0, fr, total;
+	CUdeviceptr a, b, c;
+
+	ASSERT_EQ(0ULL, vidmem_wait(0, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetInfo(&fr0, &total));
+	ASSERT_EQ(total, fr0);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&a, 1));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetInfo(&fr, NULL));
+	ASSERT_EQ(fr0 - 2 * MIB, fr);
+	ASSERT_EQ(2 * MIB, vidmem_used(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&b, 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetInfo(&fr, NULL));
+	ASSERT_EQ(fr0 - 2 * MIB, fr);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&c, 64 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetInfo(&fr, NULL));
+	ASSERT_EQ(fr0 - 66 * MIB, fr);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(a));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(c));
+	ASSERT_EQ(2 * MIB, vidmem_wait(0, 2 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(b));
+	ASSERT_EQ(0ULL, vidmem_wait(0, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetInfo(&fr, NULL));
+	ASSERT_EQ(fr0, fr);
+}
+
+/* cuMemFree of device memory: interior pointers, twice, the wrong kind
+ * (MM-09..11 for device memory). */
+TEST_F(lib, mem_free_device)
+{
+	CUdeviceptr d;
+	void *h;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost(&h, 1000));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFree(d + 8));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFree((uintptr_t)h));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost((void *)(uintptr_t)d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFree(d));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(0));
+}
+
+/* Device memory is not managed memory: advice, prefetches, discards and
+ * range queries refuse it (ADV-05, PF-08, BT-13, RA-16); it has no host
+ * pointer or host flags (PA-12); its attributes are NVIDIA's (PA-13..16,
+ * PA-26). */
+TEST_F(lib, device_memory_attributes)
+{
+	CUdeviceptr d, m = managed(PAGE);
+	size_t sz = PAGE, idx = 0;
+	CUmemLocation l = DEV(0);
+	CUDA_POINTER_ATTRIBUTE_P2P_TOKENS tok;
+	unsigned int u32 = 7;
+	int v;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(d, PAGE, CU_MEM_ADVISE_SET_READ_MOSTLY, HOST));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d, PAGE, DEV(0), 0, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchBatchAsync(&d, &sz, 1, &l, &idx, 1, 0,
+								    self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemDiscardBatchAsync(&d, &sz, 1, 0, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&v, 4,
+		  CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetFlags(&u32, (void *)(uintptr_t)d));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&m, (void *)(uintptr_t)d, 0));
+	ASSERT_EQ(CU_MEMORYTYPE_DEVICE, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d));
+	ASSERT_EQ(d + 9, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_POINTER, d + 9));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_HOST_POINTER, d));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_IS_MANAGED, d));
+	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, d));
+	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, d));
+	ASSERT_EQ(3, ptr_attr(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, d));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d));
+	/* SYNC_MEMOPS starts clear; a P2P token query sets it (PA-17). */
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+	ASSERT_EQ(CUDA_SUCCESS, cuPointerGetAttribute(&tok, CU_POINTER_ATTRIBUTE_P2P_TOKENS, d));
+	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+	u32 = 0;
+	ASSERT_EQ(CUDA_SUCCESS, cuPointerSetAttribute(&u32, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+	/* The plural form: no host pointer is NULL, not an error. */
+	{
+		CUpointer_attribute at[2] = { CU_POINTER_ATTRIBUTE_HOST_POINTER,
+					      CU_POINTER_ATTRIBUTE_IS_MANAGED };
+		unsigned long long val[2] = { 5, 5 };
+		void *data[2] = { &val[0], &val[1] };
+
+		ASSERT_EQ(CUDA_SUCCESS, cuPointerGetAttributes(2, at, data, d));
+		ASSERT_EQ(0, val[0]);
+		ASSERT_EQ(0, (unsigned int)val[1]);
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(m));
+}
+
+/* GPUs really use device memory: the owner and a peer write and read it,
+ * copies move the data; a second GPU's memory is its own (PA-14). */
+TEST_F_TIMEOUT(lib, device_memory_gpus, 300)
+{
+	const size_t size = 4 * MIB;
+	unsigned long long *buf = malloc(size), sum = 0;
+	CUdeviceptr d, d1;
+	CUcontext c1;
+	size_t fr;
+
+	if (!self->l.sim)
+		SKIP(return, "no simulated GPU launches");
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, size));
+	ASSERT_EQ(CUDA_SUCCESS, gpu_write(0, d, size, 11));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(buf, d, size));
+	for (size_t i = 0; i < size / 8; i++)
+		ASSERT_EQ(uvmSimPatternWord(11, d + 8 * i), buf[i]);
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(self->l.ndev - 1, d, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(buf, d, size), sum);
+	for (size_t i = 0; i < size / 8; i++)
+		buf[i] = i * 7;
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoD(d, buf, size));
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(0, d, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(buf, d, size), sum);
+	if (self->l.ndev < 2)
+		SKIP(return, "one GPU");
+	/* Device 1's context allocates device 1's memory. */
+	ASSERT_EQ(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&c1, 1));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxPushCurrent(c1));
+	ASSERT_EQ(0ULL, vidmem_wait(1, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d1, size));
+	ASSERT_EQ(size, vidmem_used(1));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetInfo(&fr, NULL));
+	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d1));
+	/* A copy between the GPUs' memories by device 1's engine. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(d1, d, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(1, d1, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(buf, d1, size), sum);
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(0, d1, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(buf, d1, size), sum);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d1));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxPopCurrent(NULL));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	free(buf);
+}
+
+/* Page-locked host memory */
+
+/* cuMemAllocHost / cuMemHostAlloc: arguments, flags, 0 bytes, placement
+ * (small requests share a 2 MiB chunk, "cp.allochost.*"), attributes,
+ * flags and device pointers of interior pointers; cuMemFreeHost's refusals
+ * (HA-01..). */
+TEST_F(lib, host_alloc)
+{
+	void *h1 = NULL, *h2 = NULL, *h = (void *)1;
+	unsigned int f;
+	CUdeviceptr dp;
+
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAllocHost(NULL, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostAlloc(&h, PAGE, 8));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostAlloc(&h, 0, 0));
+	ASSERT_EQ(NULL, h);
+	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuMemAllocHost(&h, 1ULL << 50));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost(&h1, 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost(&h2, 1000));
+	ASSERT_EQ((char *)h1 + 1024, h2);
+	memset(h1, 0x11, 1000);
+	memset(h2, 0x22, 1000);
+	ASSERT_EQ(0x11, ((unsigned char *)h1)[999]);
+	ASSERT_EQ(CU_MEMORYTYPE_HOST, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (uintptr_t)h2));
+	ASSERT_EQ((uintptr_t)h2 + 5, ptr_attr(CU_POINTER_ATTRIBUTE_HOST_POINTER, (uintptr_t)h2 + 5));
+	ASSERT_EQ((uintptr_t)h2 + 5, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_POINTER, (uintptr_t)h2 + 5));
+	ASSERT_EQ(2 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, (uintptr_t)h2));
+	ASSERT_EQ((uintptr_t)h1, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, (uintptr_t)h2));
+	ASSERT_EQ(1000, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_SIZE, (uintptr_t)h2));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_IS_MANAGED, (uintptr_t)h2));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (uintptr_t)h2));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_P2P_TOKENS, (uintptr_t)h2));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (uintptr_t)h1 + 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostGetFlags(&f, (char *)h2 + 10));
+	ASSERT_EQ(CU_MEMHOSTALLOC_DEVICEMAP, f);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetFlags(&f, (char *)h1 + 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostGetDevicePointer(&dp, (char *)h2 + 10, 0));
+	ASSERT_EQ((uintptr_t)h2 + 10, dp);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&dp, h2, 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(NULL, h2, 0));
+	/* Not registrations, not managed memory. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(h1, 100, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostUnregister(h1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAdvise((uintptr_t)h1, 100,
+		  CU_MEM_ADVISE_SET_READ_MOSTLY, HOST));
+	/* Freeing. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost((char *)h1 + 8));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(h1));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(NULL));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(&f));
+	ASSERT_EQ(0x22, ((unsigned char *)h2)[999]);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h2));
+	/* Every flag combination, reported with DEVICEMAP added. */
+	for (unsigned int fl = 0; fl < 8; fl++) {
+		ASSERT_EQ(CUDA_SUCCESS, cuMemHostAlloc(&h, 3 * MIB, fl));
+		ASSERT_EQ(CUDA_SUCCESS, cuMemHostGetFlags(&f, h));
+		ASSERT_EQ(fl | CU_MEMHOSTALLOC_DEVICEMAP, f);
+		ASSERT_EQ(3 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, (uintptr_t)h));
+		memset(h, (int)fl, 3 * MIB);
+		ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h));
+	}
+}
+
+/* GPUs read and write page-locked memory in place, at the host address;
+ * no migration happens. */
+TEST_F_TIMEOUT(lib, host_alloc_gpu_access, 300)
+{
+	const size_t size = MIB;
+	unsigned long long *h, sum;
+	unsigned long long h2d0;
+
+	if (!self->l.sim)
+		SKIP(return, "no simulated GPU launches");
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost((void **)&h, size));
+	h2d0 = counter(UVM_SIM_COUNTER_PAGES_H2D);
+	for (size_t i = 0; i < size / 8; i++)
+		h[i] = i ^ 0x5555;
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(self->l.ndev - 1, (uintptr_t)h, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(h, (uintptr_t)h, size), sum);
+	ASSERT_EQ(CUDA_SUCCESS, gpu_write(0, (uintptr_t)h, size, 21));
+	for (size_t i = 0; i < size / 8; i++)
+		ASSERT_EQ(uvmSimPatternWord(21, (uintptr_t)&h[i]), h[i]);
+	ASSERT_EQ(h2d0, counter(UVM_SIM_COUNTER_PAGES_H2D));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h));
+}
+
+/* Registered host memory */
+
+/* cuMemHostRegister / cuMemHostUnregister: arguments, flags (IOMEMORY is
+ * refused: no I/O memory can be pinned), overlaps, the exact bytes, pages
+ * shared by two registrations, read-only memory, what unregistering
+ * accepts (HR-01..). */
+TEST_F(lib, host_register)
+{
+	char *m = mmap(NULL, 17 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CUdeviceptr d, dp, mm = managed(PAGE);
+	unsigned int f;
+
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, munmap(m + 16 * PAGE, PAGE));	/* a hole after the memory */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(NULL, PAGE, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m, 0, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m, PAGE, 0x10));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m, PAGE, CU_MEMHOSTREGISTER_IOMEMORY));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister((void *)(uintptr_t)mm, PAGE, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister((void *)(uintptr_t)d, PAGE, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister((void *)(uintptr_t)PAGE, PAGE, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m + 15 * PAGE, 2 * PAGE, 0));
+	/* Read-only memory needs READ_ONLY. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(ro, PAGE, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(ro, PAGE, CU_MEMHOSTREGISTER_READ_ONLY));
+	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, (uintptr_t)ro));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostGetFlags(&f, ro));
+	ASSERT_EQ(CU_MEMHOSTALLOC_DEVICEMAP, f);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(ro));
+	/* The exact bytes. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m + 100, 1000, CU_MEMHOSTREGISTER_PORTABLE));
+	ASSERT_EQ((uintptr_t)m + 100, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+					       (uintptr_t)m + 500));
+	ASSERT_EQ(1000, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_SIZE, (uintptr_t)m + 500));
+	ASSERT_EQ((uintptr_t)m, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, (uintptr_t)m + 500));
+	ASSERT_EQ(PAGE, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, (uintptr_t)m + 500));
+	ASSERT_EQ(CU_MEMORYTYPE_HOST, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (uintptr_t)m + 100));
+	ASSERT_EQ(3, ptr_attr(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, (uintptr_t)m + 100));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (uintptr_t)m + 99));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (uintptr_t)m + 1100));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostGetFlags(&f, m + 1099));
+	ASSERT_EQ(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, f);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetFlags(&f, m + 2000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostGetDevicePointer(&dp, m + 500, 0));
+	ASSERT_EQ((uintptr_t)m + 500, dp);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&dp, m + 2000, 0));
+	/* Overlaps; the same page, other bytes. */
+	ASSERT_EQ(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, cuMemHostRegister(m + 100, 1000, 0));
+	ASSERT_EQ(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, cuMemHostRegister(m, 101, 0));
+	ASSERT_EQ(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, cuMemHostRegister(m + 1099, PAGE, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m, 100, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m + 1100, 3 * PAGE, 0));
+	/* Unregistering. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostUnregister(NULL));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemHostUnregister(m + 101));
+	ASSERT_EQ(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, cuMemHostUnregister(m + 8 * PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(m + 100));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemFree((uintptr_t)m + 100));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m + 100));
+	ASSERT_EQ(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, cuMemHostUnregister(m + 100));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m + 1100));
+	/* The registration outlives an munmap behind the library's back. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m + 8 * PAGE, 4 * PAGE, 0));
+	ASSERT_EQ(0, munmap(m + 8 * PAGE, 8 * PAGE));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m + 8 * PAGE));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(mm));
+	munmap(m, 8 * PAGE);
+	munmap(ro, PAGE);
+}
+
+/* GPUs use registered memory at its own address; a read-only registration
+ * can be read, and a GPU write to it is a fatal fault. */
+TEST_F_TIMEOUT(lib, host_register_gpu_access, 300)
+{
+	const size_t size = 2 * PAGE;
+	unsigned long long *m = aligned_alloc(PAGE, size), sum;
+	uvmSimLaunchInfo info;
+	int pma = 1;
+
+	if (!self->l.sim)
+		SKIP(return, "no simulated GPU launches");
+	ASSERT_NE(NULL, m);
+	for (size_t i = 0; i < size / 8; i++)
+		m[i] = i + 3;
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m, size, 0));
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(0, (uintptr_t)m, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(m, (uintptr_t)m, size), sum);
+	ASSERT_EQ(CUDA_SUCCESS, gpu_write(self->l.ndev - 1, (uintptr_t)m, size, 5));
+	ASSERT_EQ(uvmSimPatternWord(5, (uintptr_t)&m[9]), m[9]);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m));
+	/* Read-only. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m, size, CU_MEMHOSTREGISTER_READ_ONLY));
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(0, (uintptr_t)m, size, NULL, &sum));
+	ASSERT_EQ(checksum_of(m, (uintptr_t)m, size), sum);
+	{
+		uvmSimOp op;
+
+		memset(&op, 0, sizeof(op));
+		op.type = UVM_SIM_OP_WRITE;
+		op.address = (uintptr_t)m;
+		op.length = size;
+		op.value = 6;
+		ASSERT_EQ(CUDA_ERROR_ILLEGAL_ADDRESS, uvmSimLaunch(0, 1, &op, 1, NULL, &info));
+		ASSERT_EQ((uintptr_t)m, info.faultAddress & ~(PAGE - 1));
+	}
+	ASSERT_EQ(uvmSimPatternWord(5, (uintptr_t)&m[9]), m[9]);
+	/* Unregistered memory is no GPU's any more (unless GPUs reach
+	 * pageable memory). */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m));
+	cuDeviceGetAttribute(&pma, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0);
+	if (!pma)
+		ASSERT_EQ(CUDA_ERROR_ILLEGAL_ADDRESS, gpu_read(0, (uintptr_t)m, size, NULL, &sum));
+	free(m);
+}
+
+/* Copies and sets */
+
+/* The kinds of memory a test copies between. */
+enum kind { K_PAGEABLE, K_PINNED, K_REGISTERED, K_MANAGED, K_DEVICE0, K_DEVICE1, K_COUNT };
+static const char *const kind_name[K_COUNT] = { "pageable", "pinned", "registered", "managed",
+						"device0", "device1" };
+
+struct mem {
+	CUdeviceptr p[K_COUNT];
+	void *reg;
+	CUcontext c1;
+};
+
+static int mem_get(struct mem *m, size_t size, int ndev)
+{
+	void *h;
+
+	memset(m, 0, sizeof(*m));
+	m->p[K_PAGEABLE] = (uintptr_t)malloc(size);
+	if (cuMemAllocHost(&h, size))
+		return -1;
+	m->p[K_PINNED] = (uintptr_t)h;
+	m->reg = aligned_alloc(PAGE, size);
+	if (!m->reg || cuMemHostRegister(m->reg, size, 0))
+		return -1;
+	m->p[K_REGISTERED] = (uintptr_t)m->reg;
+	m->p[K_MANAGED] = managed(size);
+	if (cuMemAlloc(&m->p[K_DEVICE0], size))
+		return -1;
+	if (ndev < 2) {
+		m->p[K_DEVICE1] = m->p[K_DEVICE0];
+		return 0;
+	}
+	if (cuDevicePrimaryCtxRetain(&m->c1, 1) || cuCtxPushCurrent(m->c1) ||
+	    cuMemAlloc(&m->p[K_DEVICE1], size) || cuCtxPopCurrent(NULL))
+		return -1;
+	return 0;
+}
+
+/* Fill memory of any kind with a byte through the CPU or a copy. */
+static int mem_fill(struct mem *m, int k, unsigned char v, size_t size)
+{
+	if (k == K_DEVICE0 || k == K_DEVICE1)
+		return cuMemsetD8(m->p[k], v, size) || cuCtxSynchronize();
+	memset((void *)(uintptr_t)m->p[k], v, size);
+	return 0;
+}
+
+static int mem_is(struct mem *m, int k, unsigned char v, size_t size)
+{
+	if (k == K_DEVICE0 || k == K_DEVICE1)
+		return device_bytes_are(m->p[k], v, size);
+	return bytes_are((void *)(uintptr_t)m->p[k], v, size);
+}
+
+/* cuMemcpy between every two kinds of memory: data arrives, the copy is
+ * done when the synchronous call returns (or, between device memories, at
+ * the next synchronisation). */
+TEST_F_TIMEOUT(lib, memcpy_every_kind, 300)
+{
+	const size_t size = 256 * 1024;
+	struct mem m;
+	unsigned char v = 1;
+
+	ASSERT_EQ(0, mem_get(&m, size, self->l.ndev));
+	for (int dst = 0; dst < K_COUNT; dst++) {
+		for (int src = 0; src < K_COUNT; src++, v++) {
+			if (m.p[dst] == m.p[src])
+				continue;
+			ASSERT_EQ(0, mem_fill(&m, src, v, size));
+			ASSERT_EQ(0, mem_fill(&m, dst, (unsigned char)~v, size));
+			ASSERT_EQ(CUDA_SUCCESS, cuMemcpy(m.p[dst], m.p[src], size))
+				TH_LOG("%s <- %s", kind_name[dst], kind_name[src]);
+			if (dst == K_DEVICE0 || dst == K_DEVICE1)
+				ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+			ASSERT_TRUE(mem_is(&m, dst, v, size))
+				TH_LOG("%s <- %s", kind_name[dst], kind_name[src]);
+		}
+	}
+	/* The managed destination was written as its GPU writes: it is on
+	 * GPU 0 now. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy(m.p[K_MANAGED], m.p[K_DEVICE0], size));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_TRUE(all_resident(m.p[K_MANAGED], size, UVM_SIM_DEVICE_BIT(0)));
+}
+
+/* Which memory each form accepts on which side (probe_null "null.*_is_*",
+ * "null.pma_*"): cuMemcpyHtoD's source and cuMemcpyDtoH's destination may be
+ * any memory; the device sides must be memory a GPU can use; NULL never is;
+ * 0 bytes are always fine; ranges must lie in one allocation; read-only
+ * registered memory is no destination. */
+TEST_F(lib, memcpy_validation)
+{
+	const size_t n = 64 * 1024;
+	char *heap = malloc(n), *heap2 = malloc(n), *ro = aligned_alloc(PAGE, n);
+	CUdeviceptr d, d2, a, b;
+	int pma = 0;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetAttribute(&pma, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d2, n));
+	memset(heap, 0x5e, n);
+	/* The host side may be device memory. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoD(d, heap, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoD(d2, (void *)(uintptr_t)d, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH((void *)(uintptr_t)d, d2, n));
+	ASSERT_TRUE(device_bytes_are(d, 0x5e, n));
+	/* A device side in pageable memory: only with PAGEABLE_MEMORY_ACCESS. */
+	ASSERT_EQ(pma ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD((uintptr_t)heap2, heap, n));
+	ASSERT_EQ(pma ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(heap2, (uintptr_t)heap, n));
+	ASSERT_EQ(pma ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoD(d, (uintptr_t)heap, n));
+	ASSERT_EQ(pma ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE, cuMemsetD8((uintptr_t)heap2, 1, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy((uintptr_t)heap2, (uintptr_t)heap, n));
+	ASSERT_TRUE(bytes_are(heap2, 0x5e, n));
+	/* NULL, unmapped, wrapping. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(d, NULL, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(0, heap, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy(d, 0, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(0, 0, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(d, (void *)(uintptr_t)PAGE, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy(d, (CUdeviceptr)-16, 32));
+	/* 0 bytes: anything. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy(0, 0, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(1, 1, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD32(1, 0, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoDAsync(0, NULL, 0, self->l.s));
+	/* Out of bounds, into the neighbour, into a chunk's free space. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(d, heap, n + 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(heap, d + 1, n));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoD(d2 + 1, d, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&a, 256));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&b, 256));
+	ASSERT_EQ(a + 512, b);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(a, heap, 1024));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(a, 0, 600));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(a + 256, 0, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(b + 1024, 0, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy((uintptr_t)heap, a + 256, 16));
+	/* Freed memory. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(b));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoD(b, a, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8Async(b, 0, 16, self->l.s));
+	/* Read-only registrations are read, never written. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(ro, n, CU_MEMHOSTREGISTER_READ_ONLY));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD((uintptr_t)ro, heap, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoD((uintptr_t)ro, d, 16));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoHAsync(ro, d, 16, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8((uintptr_t)ro, 1, 16));
+	memset(ro, 0x71, n);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(d, (uintptr_t)ro, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_TRUE(device_bytes_are(d, 0x71, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(ro));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	free(heap);
+	free(heap2);
+	free(ro);
+}
+
+/* Overlapping copies (undefined in CUDA) move like memmove, as NVIDIA's
+ * driver's do; a copy onto itself changes nothing. */
+TEST_F(lib, memcpy_overlap)
+{
+	const size_t n = 8192;
+	unsigned char *h = malloc(n), *back = malloc(n);
+	CUdeviceptr d;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, n));
+	for (size_t i = 0; i < n; i++)
+		h[i] = (unsigned char)i;
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoD(d, h, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(d, d, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(d + 100, d, 4000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoDAsync(d + 5000, d + 4900, 1000, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	memmove(h + 100, h, 4000);
+	memmove(h + 5000, h + 4900, 1000);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(back, d, n));
+	ASSERT_EQ(0, memcmp(h, back, n));
+	/* Pageable memory overlapping itself. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy((uintptr_t)back + 1, (uintptr_t)back, n - 1));
+	memmove(h + 1, h, n - 1);
+	ASSERT_EQ(0, memcmp(h, back, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	free(h);
+	free(back);
+}
+
+/* Sets: every width, the values, alignment of the destination, every kind
+ * of destination; pinned destinations are set when the call returns. */
+TEST_F_TIMEOUT(lib, memset_every_kind, 300)
+{
+	const size_t size = 64 * 1024;
+	struct mem m;
+	unsigned char buf[64];
+
+	ASSERT_EQ(0, mem_get(&m, size, self->l.ndev));
+	for (int k = K_PINNED; k < K_COUNT; k++) {
+		ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(m.p[k], (unsigned char)(0x40 + k), size));
+		if (k != K_PINNED && k != K_REGISTERED)
+			ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+		/* A managed destination is written as its GPU writes: it
+		 * is there. */
+		if (k == K_MANAGED)
+			ASSERT_TRUE(all_resident(m.p[k], size, UVM_SIM_DEVICE_BIT(0)));
+		ASSERT_TRUE(mem_is(&m, k, (unsigned char)(0x40 + k), size)) TH_LOG("%s", kind_name[k]);
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD16(m.p[K_DEVICE1] + 2, 0xbeef, 7));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD32(m.p[K_PINNED] + 4, 0x01020304, 3));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(buf, m.p[K_DEVICE1], sizeof(buf)));
+	ASSERT_EQ(0x45, buf[0]);
+	ASSERT_EQ(0x45, buf[1]);
+	for (int i = 0; i < 7; i++)
+		ASSERT_EQ(0xbeef, *(unsigned short *)&buf[2 + 2 * i]);
+	ASSERT_EQ(0x45, buf[16]);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0x01020304, ((unsigned int *)(uintptr_t)m.p[K_PINNED])[1 + i]);
+	ASSERT_EQ(0x41, ((unsigned char *)(uintptr_t)m.p[K_PINNED])[16]);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD16(m.p[K_DEVICE0] + 1, 0, 4));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD32(m.p[K_DEVICE0] + 2, 0, 4));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD32Async(m.p[K_DEVICE0] + 2, 0, 4, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD16(m.p[K_DEVICE0], 0, size / 2 + 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD32(m.p[K_DEVICE0], 0, (size_t)-1 / 2));
+	/* Asynchronous sets in stream order with a copy. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD32Async(m.p[K_DEVICE0], 0xa1a1a1a1, size / 4, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoDAsync(m.p[K_MANAGED], m.p[K_DEVICE0], size, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8Async(m.p[K_DEVICE0], 0xb2, size, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_TRUE(mem_is(&m, K_MANAGED, 0xa1, size));
+	ASSERT_TRUE(mem_is(&m, K_DEVICE0, 0xb2, size));
+}
+
+/* Stream order: copies and sets on a stream run after the prefetches and
+ * launches before them and before the ones after; the per-thread and
+ * legacy streams; events; an error of a job the call did not wait for is
+ * the stream's. */
+TEST_F_TIMEOUT(lib, copy_stream_order, 300)
+{
+	const size_t size = 2 * MIB;
+	CUdeviceptr p = managed(size), d;
+	unsigned long long *h, sum;
+	CUevent e;
+
+	if (!self->l.sim)
+		SKIP(return, "no simulated GPU launches");
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost((void **)&h, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventCreate(&e, 0));
+	for (size_t i = 0; i < size / 8; i++)
+		h[i] = i * 5 + 1;
+	/* HtoD, then a launch on the same stream sees the data. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoDAsync(d, h, size, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, gpu_read(0, d, size, self->l.s, &sum));
+	ASSERT_EQ(checksum_of(h, d, size), sum);
+	/* Prefetch, copy out of managed memory, event. */
+	memset((void *)(uintptr_t)p, 0x33, size);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemPrefetchAsync(p, size, DEV(1 % self->l.ndev), 0, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyAsync(d, p, size, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8Async(p, 0x44, size, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventRecord(e, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamWaitEvent(CU_STREAM_PER_THREAD, e, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoHAsync(h, d, size, CU_STREAM_PER_THREAD));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(CU_STREAM_PER_THREAD));
+	ASSERT_TRUE(bytes_are(h, 0x33, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventSynchronize(e));
+	ASSERT_TRUE(bytes_are((void *)(uintptr_t)p, 0x44, size));
+	/* The legacy stream: a synchronous DtoD returns at once, in order. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0x55, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(p, d, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(h, p, size));
+	ASSERT_TRUE(bytes_are(h, 0x55, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventDestroy(e));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(p));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h));
+}
+
+/* Copies and sets on destroyed and special streams; a big copy through the
+ * engine, in both directions. */
+TEST_F_TIMEOUT(lib, copy_streams_and_sizes, 300)
+{
+	const size_t size = 24 * MIB;
+	CUdeviceptr d, d2;
+	CUstream gone;
+	unsigned char *h;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d2, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost((void **)&h, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamCreate(&gone, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamDestroy(gone));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuMemcpyAsync(d2, d, PAGE, gone));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuMemsetD8Async(d2, 0, PAGE, gone));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyAsync(d2, d, PAGE, CU_STREAM_LEGACY));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyAsync(d2, d, PAGE, NULL));
+	/* 24 MiB through the engine in one call, both directions. */
+	for (size_t i = 0; i < size; i++)
+		h[i] = (unsigned char)(i * 13 >> 8);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoD(d, h, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(d2, d, size));
+	memset(h, 0, size);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(h, d2, size));
+	for (size_t i = 0; i < size; i += 4093)
+		ASSERT_EQ((unsigned char)(i * 13 >> 8), h[i]);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d2));
+}
+
+/* The per-thread-default-stream symbols of the copies and sets. */
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n);
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream h);
+
+TEST_F(lib, copy_per_thread_symbols)
+{
+	CUdeviceptr d;
+	char buf[64];
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, sizeof(buf)));
+	memset(buf, 0x3a, sizeof(buf));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoD_v2_ptds(d, buf, sizeof(buf)));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8_v2_ptds(d + 8, 0x3b, 8));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoHAsync_v2_ptsz(buf, d, sizeof(buf), NULL));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize_ptsz(NULL));
+	ASSERT_EQ(0x3a, buf[0]);
+	ASSERT_EQ(0x3b, buf[8]);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+}
+
+/* SYNC_MEMOPS: set on device memory, synchronous sets wait (PA-21: setting
+ * it waits for what is pending); the data is there without a sync. */
+TEST_F(lib, sync_memops)
+{
+	const size_t size = 4 * MIB;
+	unsigned int one = 1;
+	CUdeviceptr d;
+	unsigned char *h;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost((void **)&h, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8Async(d, 0x61, size, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0x62, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamQuery(self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamQuery(NULL));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0x63, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamQuery(NULL));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(h, d, size));
+	ASSERT_TRUE(bytes_are(h, 0x63, size));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(h));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+}
+
+/* Destroying a context frees its device and host memory and drops its
+ * registrations. */
+TEST(context_frees_memory)
+{
+	char *m = aligned_alloc(PAGE, PAGE);
+	CUdeviceptr d, b;
+	CUcontext c;
+	void *h;
+	size_t s;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuInit(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxCreate(&c, NULL, 0, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost(&h, 1000));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m, PAGE, 0));
+	ASSERT_EQ(c, (CUcontext)(uintptr_t)ptr_attr(CU_POINTER_ATTRIBUTE_CONTEXT, d));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxDestroy(c));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxCreate(&c, NULL, 0, 0));
+	ASSERT_EQ(CUDA_ERROR_NOT_FOUND, cuMemGetAddressRange(&b, &s, d));
+	ASSERT_EQ(CUDA_ERROR_NOT_FOUND, cuMemGetAddressRange(&b, &s, (uintptr_t)h));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostRegister(m, PAGE, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemHostUnregister(m));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxDestroy(c));
+	free(m);
+}
+
 /* The runtime API */
 
 /* Lazy initialisation, the primary context, last-error semantics. */
@@ -1332,6 +2202,119 @@ TEST(runtime_streams)
 	ASSERT_EQ(cudaErrorInvalidResourceHandle, cudaGetLastError());
 }
 
+/* The runtime forms: cudaMalloc, cudaMallocHost, cudaHostAlloc (Portable
+ * is not reported, "rc.hostgetflags.hostalloc"), registration, device
+ * pointers and flags, cudaMemcpy in every kind, cudaMemset, the async
+ * forms, cudaPointerGetAttributes of each kind, the last error. */
+TEST(runtime_device_and_host_memory)
+{
+	const size_t n = 64 * 1024;
+	char *heap = malloc(n), *heap2 = malloc(n), *reg = aligned_alloc(PAGE, n);
+	void *d = (void *)1, *h = (void *)1, *ha = NULL, *dp = NULL;
+	struct cudaPointerAttributes pa;
+	cudaStream_t s;
+	unsigned int f;
+	int pma = 0;
+
+	ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&pma, cudaDevAttrPageableMemoryAccess, 0));
+	ASSERT_EQ(cudaSuccess, cudaMalloc(&d, 0));
+	ASSERT_EQ(NULL, d);
+	ASSERT_EQ(cudaSuccess, cudaMallocHost(&h, 0));
+	ASSERT_EQ(NULL, h);
+	ASSERT_EQ(cudaErrorInvalidValue, cudaMalloc(NULL, 16));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaMallocHost(NULL, 16));
+	ASSERT_EQ(cudaErrorMemoryAllocation, cudaMalloc(&d, 1ULL << 50));
+	ASSERT_EQ(cudaErrorMemoryAllocation, cudaGetLastError());
+	ASSERT_EQ(cudaSuccess, cudaMalloc(&d, n));
+	ASSERT_EQ(cudaSuccess, cudaMallocHost(&h, n));
+	ASSERT_EQ(cudaSuccess, cudaHostGetFlags(&f, h));
+	ASSERT_EQ(cudaHostAllocMapped, f);
+	ASSERT_EQ(cudaErrorInvalidValue, cudaHostAlloc(&ha, 16, 8));
+	ASSERT_EQ(cudaSuccess, cudaHostAlloc(&ha, 16, cudaHostAllocPortable | cudaHostAllocWriteCombined));
+	ASSERT_EQ(cudaSuccess, cudaHostGetFlags(&f, ha));
+	ASSERT_EQ(cudaHostAllocMapped | cudaHostAllocWriteCombined, f);
+	ASSERT_EQ(cudaSuccess, cudaHostGetDevicePointer(&dp, ha, 0));
+	ASSERT_EQ(ha, dp);
+	ASSERT_EQ(cudaErrorInvalidValue, cudaHostGetDevicePointer(&dp, ha, 1));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaHostGetDevicePointer(&dp, heap, 0));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaHostGetFlags(&f, heap));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaFreeHost(d));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaFree(ha));
+	ASSERT_EQ(cudaSuccess, cudaFreeHost(ha));
+	ASSERT_EQ(cudaSuccess, cudaFreeHost(NULL));
+	ASSERT_EQ(cudaSuccess, cudaHostRegister(reg, n, cudaHostRegisterDefault));
+	ASSERT_EQ(cudaErrorHostMemoryAlreadyRegistered, cudaHostRegister(reg, n, 0));
+	ASSERT_EQ(cudaErrorHostMemoryAlreadyRegistered, cudaGetLastError());
+	ASSERT_EQ(cudaErrorInvalidValue, cudaHostRegister(heap, n, cudaHostRegisterIoMemory));
+	ASSERT_EQ(cudaErrorHostMemoryNotRegistered, cudaHostUnregister(heap));
+	ASSERT_EQ(cudaErrorHostMemoryNotRegistered, cudaGetLastError());
+	/* Pointer attributes of each kind ("rc.pa.*"). */
+	ASSERT_EQ(cudaSuccess, cudaPointerGetAttributes(&pa, (char *)d + 100));
+	ASSERT_EQ(cudaMemoryTypeDevice, pa.type);
+	ASSERT_EQ(0, pa.device);
+	ASSERT_EQ((char *)d + 100, pa.devicePointer);
+	ASSERT_EQ(NULL, pa.hostPointer);
+	ASSERT_EQ(cudaSuccess, cudaPointerGetAttributes(&pa, (char *)h + 100));
+	ASSERT_EQ(cudaMemoryTypeHost, pa.type);
+	ASSERT_EQ(0, pa.device);
+	ASSERT_EQ((char *)h + 100, pa.devicePointer);
+	ASSERT_EQ((char *)h + 100, pa.hostPointer);
+	ASSERT_EQ(cudaSuccess, cudaPointerGetAttributes(&pa, reg + 100));
+	ASSERT_EQ(cudaMemoryTypeHost, pa.type);
+	ASSERT_EQ(reg + 100, pa.hostPointer);
+	/* cudaMemcpy: the kind says which side must be device memory. */
+	memset(heap, 0x12, n);
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(d, heap, n, cudaMemcpyHostToDevice));
+	memset(heap2, 0, n);
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(heap2, d, n, cudaMemcpyDeviceToHost));
+	ASSERT_TRUE(bytes_are(heap2, 0x12, n));
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(h, d, n, cudaMemcpyDeviceToDevice));
+	ASSERT_TRUE(bytes_are(h, 0x12, n));
+	memset(h, 0x13, n);
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(reg, h, n, cudaMemcpyHostToHost));
+	ASSERT_TRUE(bytes_are(reg, 0x13, n));
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(d, reg, n, cudaMemcpyDefault));
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(heap2, d, n, cudaMemcpyDefault));
+	ASSERT_TRUE(bytes_are(heap2, 0x13, n));
+	ASSERT_EQ(pma ? cudaSuccess : cudaErrorInvalidValue,
+		  cudaMemcpy(heap2, d, n, cudaMemcpyHostToDevice));
+	ASSERT_EQ(pma ? cudaSuccess : cudaErrorInvalidValue,
+		  cudaMemcpy(heap2, heap, n, cudaMemcpyDeviceToDevice));
+	cudaGetLastError();
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(d, h, n, cudaMemcpyHostToHost));
+	ASSERT_EQ(cudaErrorInvalidMemcpyDirection, cudaMemcpy(d, heap, n, (enum cudaMemcpyKind)5));
+	ASSERT_EQ(cudaErrorInvalidMemcpyDirection, cudaGetLastError());
+	ASSERT_EQ(cudaSuccess, cudaMemcpy(NULL, NULL, 0, (enum cudaMemcpyKind)5));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaMemcpy(d, heap, n + 1, cudaMemcpyHostToDevice));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaMemcpy(NULL, heap, 16, cudaMemcpyDefault));
+	/* Asynchronous forms and sets. */
+	ASSERT_EQ(cudaSuccess, cudaStreamCreate(&s));
+	ASSERT_EQ(cudaSuccess, cudaMemsetAsync(d, 0x1234, n, s));
+	ASSERT_EQ(cudaSuccess, cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, s));
+	ASSERT_EQ(cudaErrorInvalidMemcpyDirection, cudaMemcpyAsync(h, d, n, (enum cudaMemcpyKind)7, s));
+	ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+	ASSERT_TRUE(bytes_are(h, 0x34, n));
+	ASSERT_EQ(cudaSuccess, cudaMemset(h, 0x56, n));
+	ASSERT_TRUE(bytes_are(h, 0x56, n));
+	ASSERT_EQ(cudaSuccess, cudaMemset((char *)d + 1, 0x57, 3));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaMemset(d, 0, n + 1));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	ASSERT_EQ(cudaSuccess, cudaMemcpyAsync(heap2, d, 8, cudaMemcpyDefault, 0));
+	ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+	ASSERT_EQ(0x57, heap2[1]);
+	ASSERT_EQ(0x34, heap2[4]);
+	ASSERT_EQ(cudaSuccess, cudaStreamDestroy(s));
+	ASSERT_EQ(cudaSuccess, cudaHostUnregister(reg));
+	ASSERT_EQ(cudaSuccess, cudaFree(d));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaFree(d));
+	ASSERT_EQ(cudaSuccess, cudaFreeHost(h));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaFreeHost(h));
+	cudaGetLastError();
+	free(heap);
+	free(heap2);
+	free(reg);
+}
+
 /* fork() */
 
 static int fork_child_calls(void *arg)
@@ -1346,7 +2329,11 @@ static int fork_child_calls(void *arg)
 	    cuMemAllocManaged(&q, PAGE, CU_MEM_ATTACH_GLOBAL) != CUDA_ERROR_NOT_INITIALIZED ||
 	    cuMemAdvise(p, PAGE, CU_MEM_ADVISE_SET_READ_MOSTLY, HOST) != CUDA_ERROR_NOT_INITIALIZED ||
 	    cuMemFree(p) != CUDA_ERROR_NOT_INITIALIZED ||
-	    cuStreamSynchronize(NULL) != CUDA_ERROR_NOT_INITIALIZED)
+	    cuStreamSynchronize(NULL) != CUDA_ERROR_NOT_INITIALIZED ||
+	    cuMemAlloc(&q, PAGE) != CUDA_ERROR_NOT_INITIALIZED ||
+	    cuMemcpy(q, p, 8) != CUDA_ERROR_NOT_INITIALIZED ||
+	    cuMemsetD8(p, 0, 8) != CUDA_ERROR_NOT_INITIALIZED ||
+	    cuMemHostRegister(&v, sizeof(v), 0) != CUDA_ERROR_NOT_INITIALIZED)
 		return 11;
 	if (cudaGetDeviceCount(&n) != cudaErrorInitializationError)
 		return 12;
@@ -1439,6 +2426,48 @@ TEST_F_TIMEOUT(lib, threads, 300)
 		w[i].ctx = self->l.ctx;
 		w[i].failures = 0;
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker, &w[i]));
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		ASSERT_EQ(0, w[i].failures);
+	}
+}
+
+static void *small_worker(void *arg)
+{
+	struct worker *w = arg;
+	unsigned char buf[4096];
+
+	if (cuCtxSetCurrent(w->ctx))
+		w->failures++;
+	for (int i = 0; i < 40; i++) {
+		size_t n = 64 + (size_t)(i * 97 + w->dev * 31) % 4000;
+		CUdeviceptr d = 0;
+		void *h = NULL;
+
+		if (cuMemAlloc(&d, n) || cuMemAllocHost(&h, n) ||
+		    cuMemsetD8Async(d, (unsigned char)i, n, CU_STREAM_PER_THREAD) ||
+		    cuMemcpyDtoHAsync(h, d, n, CU_STREAM_PER_THREAD) ||
+		    cuStreamSynchronize(CU_STREAM_PER_THREAD) || !bytes_are(h, (unsigned char)i, n) ||
+		    cuMemcpyDtoH(buf, d, n) || !bytes_are(buf, (unsigned char)i, n) ||
+		    cuMemFree(d) || cuMemFreeHost(h))
+			w->failures++;
+	}
+	return NULL;
+}
+
+/* Many threads allocate small device and host memory from the shared
+ * chunks, set, copy and free at once. */
+TEST_F_TIMEOUT(lib, threads_small_allocations, 300)
+{
+	struct worker w[8];
+	pthread_t t[8];
+
+	for (int i = 0; i < 8; i++) {
+		w[i].dev = i;
+		w[i].ctx = self->l.ctx;
+		w[i].failures = 0;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, small_worker, &w[i]));
 	}
 	for (int i = 0; i < 8; i++) {
 		pthread_join(t[i], NULL);

@@ -86,6 +86,77 @@ static inline int driver_info(struct uvm_ioc_version *ver, unsigned int gpu,
 	return r;
 }
 
+/* Bytes of a GPU's memory the driver has allocated now (all processes). */
+static inline unsigned long long vidmem_used(unsigned int gpu)
+{
+	struct uvm_ioc_version ver;
+	struct uvm_ioc_gpu_info gi;
+
+	return driver_info(&ver, gpu, &gi) ? ~0ULL : gi.vidmem_used;
+}
+
+/* Wait (up to 10 s) until a GPU's used memory is want: what an earlier
+ * test process held is freed when its descriptor is released. */
+static inline unsigned long long vidmem_wait(unsigned int gpu, unsigned long long want)
+{
+	unsigned long long v = vidmem_used(gpu);
+
+	for (int i = 0; i < 1000 && v != want; i++) {
+		usleep(10000);
+		v = vidmem_used(gpu);
+	}
+	return v;
+}
+
+/* The permissions ("rw-s", "---s", ...) of the mapping holding p, or "". */
+static inline const char *map_perms(const void *p)
+{
+	static char perms[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long long lo, hi;
+	char line[512];
+
+	perms[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perms) == 3 &&
+		    (uintptr_t)p >= lo && (uintptr_t)p < hi)
+			break;
+		else
+			perms[0] = '\0';
+	if (f)
+		fclose(f);
+	return perms;
+}
+
+/* Every byte of [p, p + n) is v. */
+static inline int bytes_are(const void *p, unsigned char v, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i] != v)
+			return 0;
+	return 1;
+}
+
+/* Every byte of device-accessible [d, d + n) is v, read back by a copy. */
+static inline int device_bytes_are(CUdeviceptr d, unsigned char v, size_t n)
+{
+	unsigned char *h = malloc(n);
+	int ok = h && cuMemcpyDtoH(h, d, n) == CUDA_SUCCESS && bytes_are(h, v, n);
+
+	free(h);
+	return ok;
+}
+
+/* A pointer attribute as an unsigned 64-bit value (~0 on error). */
+static inline unsigned long long ptr_attr(CUpointer_attribute a, CUdeviceptr p)
+{
+	unsigned long long v = 0;
+
+	return cuPointerGetAttribute(&v, a, p) == CUDA_SUCCESS ? v : ~0ULL;
+}
+
 /* The fixture of most tests. */
 struct lib {
 	CUcontext ctx;
