@@ -303,7 +303,12 @@ CUresult memset_call(CUdeviceptr dst, uint32_t value, uint32_t elem, size_t n, C
 	return guard([&] { return execute(req, h, ptds, mode); });
 }
 
-inline uint64_t u(const void *p)
+inline uint64_t u64(CUdeviceptr p)
+{
+	return p;
+}
+
+inline uint64_t u64(const void *p)
 {
 	return reinterpret_cast<uintptr_t>(p);
 }
@@ -318,7 +323,7 @@ CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUst
 
 	/* 0 bytes succeed whatever the kind ("rc.memcpy.size0.kind5"). */
 	if (!count)
-		return memcpy_call(u(dst), u(src), 0, dr, sr, h, ptds,
+		return memcpy_call(u64(dst), u64(src), 0, dr, sr, h, ptds,
 				   async ? Mode::async : Mode::sync_copy);
 	switch (kind) {
 	case cudaMemcpyHostToDevice:
@@ -337,13 +342,13 @@ CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUst
 		/* A runtime-only code: to_runtime() passes it through. */
 		return static_cast<CUresult>(cudaErrorInvalidMemcpyDirection);
 	}
-	return memcpy_call(u(dst), u(src), count, dr, sr, h, ptds,
+	return memcpy_call(u64(dst), u64(src), count, dr, sr, h, ptds,
 			   async ? Mode::async : Mode::sync_copy);
 }
 
 CUresult runtime_memset(void *dst, int value, size_t count, CUstream h, bool ptds, bool async)
 {
-	return memset_call(u(dst), static_cast<unsigned char>(value), 1, count, h, ptds,
+	return memset_call(u64(dst), static_cast<unsigned char>(value), 1, count, h, ptds,
 			   async ? Mode::async : Mode::sync_set);
 }
 
@@ -394,16 +399,6 @@ extern "C" CUresult name(CUdeviceptr dst, vtype v, size_t n, CUstream h) noexcep
 extern "C" CUresult name##_ptsz(CUdeviceptr dst, vtype v, size_t n, CUstream h) noexcept \
 {											\
 	return memset_call(dst, v, elem, n, h, true, Mode::async);			\
-}
-
-static inline uint64_t u64(CUdeviceptr p)
-{
-	return p;
-}
-
-static inline uint64_t u64(const void *p)
-{
-	return reinterpret_cast<uintptr_t>(p);
 }
 
 #undef cuMemcpy

@@ -75,13 +75,13 @@ bool pageable_memory_access()
 
 /**
  * check_range() - a byte range of one managed allocation
+ * @ptr:	first byte (not 0)
+ * @count:	bytes (not 0)
+ * @alloc:	out: the allocation
  *
  * Device and host memory are not managed: advice, prefetches, discards and
  * range attributes refuse them (probe_devmem.txt "dm.advise", "dm.prefetch",
  * "dm.rangeattr", "dm.discard", "dm.allochost.advise").
- * @ptr:	first byte (not 0)
- * @count:	bytes (not 0)
- * @alloc:	out: the allocation
  *
  * A range that wraps around the address space is "empty": NVIDIA's driver
  * accepts it as a no-op in prefetches and answers range queries for it as
@@ -250,7 +250,6 @@ int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out)
 {
 	const int prot = offset == UVM_MMAP_MANAGED ? PROT_READ | PROT_WRITE : PROT_NONE;
 	uint64_t addr = arena().take(map_size);
-	int e = -ENOMEM;
 
 	if (addr) {
 		void *p = ::mmap(reinterpret_cast<void *>(addr), map_size, prot,
@@ -260,12 +259,12 @@ int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out)
 			*out = addr;
 			return 0;
 		}
-		e = -errno;
+		int e = -errno;
 		arena().give(addr, map_size);
 		if (e != -ENOMEM || offset != UVM_MMAP_MANAGED)
 			return e;
 	}
-	e = map_alone(offset, prot, map_size, out);
+	int e = map_alone(offset, prot, map_size, out);
 	if (!e)
 		drop_stale_registrations(*out, map_size);
 	return e;
@@ -278,17 +277,6 @@ static void unmap_uvm(uint64_t base, uint64_t size)
 		arena().give(base, size);	/* unmaps the driver's range */
 	else
 		::munmap(reinterpret_cast<void *>(base), size);
-}
-
-/* The driver's buffer id of the allocation at addr; 0 or -errno. */
-static int driver_buffer_id(uint64_t addr, uint64_t *id)
-{
-	struct uvm_ioc_pointer_info info {};
-
-	info.address = addr;
-	int r = state().dev.ioctl(UVM_IOC_POINTER_INFO, &info);
-	*id = info.buffer_id;
-	return r;
 }
 
 Chunk *add_chunk(const Chunk &c)
@@ -416,6 +404,40 @@ void free_allocation(std::map<uint64_t, Allocation>::iterator it)
 }
 
 /**
+ * new_uvm_chunk() - map a chunk of /dev/uvm
+ * @offset:	UVM_MMAP_MANAGED or UVM_MMAP_DEVICE(gpu)
+ * @map_size:	bytes, a multiple of kMappingGranule
+ * @kind:	Kind::managed or Kind::device
+ * @gpu:	device memory: the GPU
+ * @shared:	for sub-allocations
+ * @out:	the chunk, with the driver's buffer id
+ *
+ * Context: State::mu held.
+ * Return: 0 or -errno.
+ */
+static int new_uvm_chunk(uint64_t offset, uint64_t map_size, Kind kind, int gpu, bool shared,
+			 Chunk **out)
+{
+	struct uvm_ioc_pointer_info info {};
+	Chunk c;
+
+	if (int r = map_uvm(offset, map_size, &c.base))
+		return r;
+	info.address = c.base;
+	if (int r = state().dev.ioctl(UVM_IOC_POINTER_INFO, &info)) {
+		unmap_uvm(c.base, map_size);
+		return r;
+	}
+	c.size = map_size;
+	c.kind = kind;
+	c.gpu = gpu;
+	c.shared = shared;
+	c.block_id = info.buffer_id;
+	*out = add_chunk(c);
+	return 0;
+}
+
+/**
  * alloc_mapping() - a whole chunk of its own for one allocation
  * @offset:	UVM_MMAP_MANAGED or UVM_MMAP_DEVICE(gpu)
  * @size:	bytes asked for
@@ -431,26 +453,15 @@ static int alloc_mapping(uint64_t offset, uint64_t size, Kind kind, int gpu, Con
 			 uint64_t *out)
 {
 	const uint64_t map_size = round_up(size, kMappingGranule);
-	uint64_t base, id;
+	Chunk *chunk;
 
 	if (map_size < size)
 		return -ENOMEM;
-	if (int r = map_uvm(offset, map_size, &base))
+	if (int r = new_uvm_chunk(offset, map_size, kind, gpu, false, &chunk))
 		return r;
-	if (int r = driver_buffer_id(base, &id)) {
-		unmap_uvm(base, map_size);
-		return r;
-	}
-	Chunk c;
-	c.base = base;
-	c.size = map_size;
-	c.kind = kind;
-	c.gpu = gpu;
-	c.block_id = id;
-	Chunk *chunk = add_chunk(c);
-	chunk->used[base] = map_size;
-	add_allocation(base, size, kind, chunk, ctx);
-	*out = base;
+	chunk->used[chunk->base] = map_size;
+	add_allocation(chunk->base, size, kind, chunk, ctx);
+	*out = chunk->base;
 	return 0;
 }
 
@@ -473,23 +484,9 @@ static int alloc_device(int gpu, uint64_t size, Context *ctx, uint64_t *out)
 		return alloc_mapping(offset, size, Kind::device, gpu, ctx, out);
 	uint64_t p = sub_allocate(Kind::device, gpu, size, &chunk);
 	if (!p) {
-		uint64_t base, id;
-
-		if (int r = map_uvm(offset, kChunkSize, &base))
+		if (int r = new_uvm_chunk(offset, kChunkSize, Kind::device, gpu, true, &chunk))
 			return r;
-		if (int r = driver_buffer_id(base, &id)) {
-			unmap_uvm(base, kChunkSize);
-			return r;
-		}
-		Chunk c;
-		c.base = base;
-		c.size = kChunkSize;
-		c.kind = Kind::device;
-		c.gpu = gpu;
-		c.shared = true;
-		c.block_id = id;
-		chunk = add_chunk(c);
-		p = base;
+		p = chunk->base;
 		chunk->used[p] = round_up(size, kSubAllocAlign);
 	}
 	add_allocation(p, size, Kind::device, chunk, ctx);
