@@ -29,6 +29,7 @@
  * Locking: the VA space lock for read during a job; block locks per window.
  */
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "uvm_ce.h"
@@ -326,6 +327,11 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	}
 	down_read(&va_space->lock);
 	for (off = 0; off < job->length && !ret; off += len) {
+		/* A synchronous caller that is killed stops between windows. */
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		len = uvm_copy_window_len(job, off);
 		/* A full GPU: evict with the block locks dropped, then retry. */
 		do {

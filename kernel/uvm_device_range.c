@@ -163,8 +163,14 @@ static void uvm_device_vma_close(struct vm_area_struct *vma)
 	if (WARN_ON_ONCE(vma->vm_mm != va_space->mm))
 		return;
 	down_write(&va_space->lock);
+	/*
+	 * A refused mremap() closes the VMA copy it made at the new address,
+	 * where there is no range: only the VMA of the range frees it.
+	 */
 	range = uvm_va_range_find(va_space, vma->vm_start);
-	if (!WARN_ON(!range || range->kind != UVM_RANGE_DEVICE))
+	if (range && range->kind == UVM_RANGE_DEVICE &&
+	    uvm_va_range_start(range) == vma->vm_start &&
+	    uvm_va_range_end(range) == vma->vm_end)
 		__uvm_va_range_destroy(va_space, range);
 	up_write(&va_space->lock);
 }

@@ -20,7 +20,12 @@
  *    that could not be allocated): the faulting accesses end with an error;
  * 5. replay: every stalled access retries.  Accesses whose fault was not
  *    in this batch (fetched later, or dropped on overflow) fault again and
- *    are coalesced in a later batch.
+ *    are coalesced in a later batch.  fault_replay_policy moves the replay:
+ *    after each block, after each batch (the default), after each batch
+ *    with the buffer flushed first (its entries are mostly duplicates of
+ *    what was just serviced), or once when the buffer is empty.
+ *
+ * The time spent in each stage is summed per GPU (sysfs fault_*_ns).
  *
  * One pass handles at most UVM_FAULT_MAX_BATCHES_PER_PASS batches, then
  * requeues itself so that other work gets the CPU.  Each GPU has its own
@@ -47,6 +52,12 @@
 #define UVM_FAULT_BATCH_MAX		4096
 #define UVM_FAULT_MAX_BATCHES_PER_PASS	20
 
+/* fault_replay_policy values */
+#define UVM_REPLAY_BLOCK	1	/* after each block serviced */
+#define UVM_REPLAY_BATCH	2	/* after each batch */
+#define UVM_REPLAY_BATCH_FLUSH	3	/* after each batch, buffer flushed first */
+#define UVM_REPLAY_ONCE		4	/* once the buffer is empty */
+
 static unsigned int fault_batch_size = UVM_FAULT_BATCH_DEFAULT;
 module_param(fault_batch_size, uint, 0444);
 MODULE_PARM_DESC(fault_batch_size,
@@ -54,6 +65,11 @@ MODULE_PARM_DESC(fault_batch_size,
 		 __stringify(UVM_FAULT_BATCH_DEFAULT) ", "
 		 __stringify(UVM_FAULT_BATCH_MIN) ".."
 		 __stringify(UVM_FAULT_BATCH_MAX) ")");
+
+static unsigned int fault_replay_policy = UVM_REPLAY_BATCH;
+module_param(fault_replay_policy, uint, 0644);
+MODULE_PARM_DESC(fault_replay_policy,
+		 "When stalled accesses retry: 1 per block, 2 per batch (default), 3 per batch after a buffer flush, 4 when the buffer is empty");
 
 /**
  * struct uvm_fault_service - the servicing state of one GPU
@@ -80,6 +96,12 @@ struct uvm_fault_service {
  */
 int uvm_fault_params_check(void)
 {
+	if (fault_replay_policy < UVM_REPLAY_BLOCK ||
+	    fault_replay_policy > UVM_REPLAY_ONCE) {
+		pr_err("fault_replay_policy=%u is outside %u..%u\n", fault_replay_policy,
+		       UVM_REPLAY_BLOCK, UVM_REPLAY_ONCE);
+		return -EINVAL;
+	}
 	if (fault_batch_size < UVM_FAULT_BATCH_MIN ||
 	    fault_batch_size > UVM_FAULT_BATCH_MAX) {
 		pr_err("fault_batch_size=%u is outside %u..%u\n", fault_batch_size,
@@ -247,6 +269,10 @@ static void uvm_fault_service_va_space(struct uvm_gpu *gpu,
 			if (e[next].va >> UVM_VA_BLOCK_SHIFT != block)
 				break;
 		uvm_fault_service_block(gpu, svc, va_space, i, next);
+		if (READ_ONCE(fault_replay_policy) == UVM_REPLAY_BLOCK) {
+			gpu->ops->fault_replay(gpu);
+			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
+		}
 	}
 	up_read(&va_space->lock);
 
@@ -305,6 +331,24 @@ static void uvm_fault_cancel_fatal(struct uvm_gpu *gpu,
 }
 
 /**
+ * uvm_fault_flush() - drop the fault entries written meanwhile
+ * @gpu:	the GPU
+ * @svc:	servicing state; its entries are scratch afterwards
+ *
+ * The accesses behind them are stalled and fault again after the replay if
+ * they still miss; most were duplicates of faults just serviced.
+ */
+static void uvm_fault_flush(struct uvm_gpu *gpu, struct uvm_fault_service *svc)
+{
+	bool overflow = false;
+	u32 n;
+
+	while ((n = gpu->ops->fault_fetch(gpu, svc->entries, fault_batch_size,
+					  &overflow)))
+		uvm_gpu_count_event(gpu, UVM_GPU_FAULTS_FLUSHED, n);
+}
+
+/**
  * uvm_fault_service_work() - the fault servicing loop of a GPU
  * @work:	uvm_gpu.fault_work
  *
@@ -315,29 +359,50 @@ static void uvm_fault_service_work(struct work_struct *work)
 {
 	struct uvm_gpu *gpu = container_of(work, struct uvm_gpu, fault_work);
 	struct uvm_fault_service *svc = gpu->fault;
-	u32 batch, fetched, unique;
-	bool overflow;
+	u32 batch, fetched, unique, policy;
+	bool overflow, pending_replay = false;
+	u64 t0, t1, t2, t3;
 
 	for (batch = 0; batch < UVM_FAULT_MAX_BATCHES_PER_PASS; batch++) {
+		policy = READ_ONCE(fault_replay_policy);
 		overflow = false;
+		t0 = ktime_get_ns();
 		fetched = gpu->ops->fault_fetch(gpu, svc->entries,
 						fault_batch_size, &overflow);
 		if (!fetched && !overflow)
-			return;
-
+			break;
+		t1 = ktime_get_ns();
 		unique = uvm_fault_coalesce(svc, fetched);
+		t2 = ktime_get_ns();
 		uvm_fault_service_batch(gpu, svc, unique);
 		uvm_fault_cancel_fatal(gpu, svc);
-		gpu->ops->fault_replay(gpu);
+		t3 = ktime_get_ns();
+		if (policy == UVM_REPLAY_BATCH_FLUSH)
+			uvm_fault_flush(gpu, svc);
+		if (policy == UVM_REPLAY_ONCE) {
+			pending_replay = true;
+		} else {
+			/* Also after per-block replays: fatal and dropped faults. */
+			gpu->ops->fault_replay(gpu);
+			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
+		}
 
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULTS, fetched);
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULTS_DUP, fetched - unique);
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULT_BATCHES, fetched ? 1 : 0);
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULT_OVERFLOWS, overflow ? 1 : 0);
+		uvm_gpu_count_event(gpu, UVM_GPU_FETCH_NS, t1 - t0);
+		uvm_gpu_count_event(gpu, UVM_GPU_COALESCE_NS, t2 - t1);
+		uvm_gpu_count_event(gpu, UVM_GPU_SERVICE_NS, t3 - t2);
+		uvm_gpu_count_event(gpu, UVM_GPU_REPLAY_NS, ktime_get_ns() - t3);
+	}
+	if (pending_replay) {
+		gpu->ops->fault_replay(gpu);
 		uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
 	}
 	/* Faults keep coming: let other work run, continue in a new pass. */
-	queue_work(gpu->fault_wq, &gpu->fault_work);
+	if (batch == UVM_FAULT_MAX_BATCHES_PER_PASS)
+		queue_work(gpu->fault_wq, &gpu->fault_work);
 }
 
 /**

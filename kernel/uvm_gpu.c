@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "uvm_access_counters.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 
@@ -67,6 +68,7 @@ struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
 		kfree(gpu);
 		return ERR_PTR(ret);
 	}
+	uvm_access_counters_gpu_init(gpu);
 
 	uvm_gpus[uvm_gpu_count++] = gpu;
 	return gpu;
@@ -87,6 +89,7 @@ void uvm_gpu_unregister(struct uvm_gpu *gpu)
 	WARN_ON(!xa_empty(&gpu->instances));
 	WARN_ON(gpu->pmm.used_chunks);
 
+	uvm_access_counters_gpu_deinit(gpu);
 	uvm_fault_gpu_deinit(gpu);
 	uvm_gpus[--uvm_gpu_count] = NULL;
 	xa_destroy(&gpu->instances);
@@ -225,6 +228,12 @@ UVM_GPU_COUNTER_ATTR(fault_overflows, UVM_GPU_FAULT_OVERFLOWS);
 UVM_GPU_COUNTER_ATTR(pages_in, UVM_GPU_PAGES_IN);
 UVM_GPU_COUNTER_ATTR(pages_out, UVM_GPU_PAGES_OUT);
 UVM_GPU_COUNTER_ATTR(evictions, UVM_GPU_EVICTIONS);
+UVM_GPU_COUNTER_ATTR(faults_flushed, UVM_GPU_FAULTS_FLUSHED);
+UVM_GPU_COUNTER_ATTR(fault_fetch_ns, UVM_GPU_FETCH_NS);
+UVM_GPU_COUNTER_ATTR(fault_coalesce_ns, UVM_GPU_COALESCE_NS);
+UVM_GPU_COUNTER_ATTR(fault_service_ns, UVM_GPU_SERVICE_NS);
+UVM_GPU_COUNTER_ATTR(fault_replay_ns, UVM_GPU_REPLAY_NS);
+UVM_GPU_COUNTER_ATTR(access_notifications, UVM_GPU_ACCESS_NOTIFICATIONS);
 
 static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_name.attr,
@@ -241,6 +250,12 @@ static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_pages_in.attr.attr,
 	&uvm_gpu_attr_pages_out.attr.attr,
 	&uvm_gpu_attr_evictions.attr.attr,
+	&uvm_gpu_attr_faults_flushed.attr.attr,
+	&uvm_gpu_attr_fault_fetch_ns.attr.attr,
+	&uvm_gpu_attr_fault_coalesce_ns.attr.attr,
+	&uvm_gpu_attr_fault_service_ns.attr.attr,
+	&uvm_gpu_attr_fault_replay_ns.attr.attr,
+	&uvm_gpu_attr_access_notifications.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uvm_gpu);

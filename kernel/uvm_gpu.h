@@ -29,6 +29,12 @@ enum uvm_gpu_counter {
 	UVM_GPU_PAGES_IN,	/* pages copied into this GPU's vidmem */
 	UVM_GPU_PAGES_OUT,	/* pages copied out of this GPU's vidmem */
 	UVM_GPU_EVICTIONS,	/* chunks evicted to make room */
+	UVM_GPU_FAULTS_FLUSHED,	/* fault entries dropped by a buffer flush */
+	UVM_GPU_FETCH_NS,	/* time in the servicing stages, ns */
+	UVM_GPU_COALESCE_NS,
+	UVM_GPU_SERVICE_NS,
+	UVM_GPU_REPLAY_NS,
+	UVM_GPU_ACCESS_NOTIFICATIONS,	/* access-counter notifications */
 	UVM_GPU_COUNTER_COUNT,
 };
 
@@ -46,6 +52,7 @@ enum uvm_gpu_counter {
  * @fault_wq:	ordered workqueue running @fault_work
  * @fault_work:	replayable fault servicing
  * @fault:	servicing state (batch buffers), used only by @fault_work
+ * @access_work: access-counter notifications, on @fault_wq
  * @counters:	enum uvm_gpu_counter values
  * @kobj:	/sys/class/misc/uvm/gpuN while shown, else NULL
  */
@@ -61,6 +68,7 @@ struct uvm_gpu {
 	struct workqueue_struct *fault_wq;
 	struct work_struct fault_work;
 	struct uvm_fault_service *fault;
+	struct work_struct access_work;
 	atomic64_t counters[UVM_GPU_COUNTER_COUNT];
 	struct kobject *kobj;
 };

@@ -108,6 +108,18 @@ struct uvm_fault_entry {
 	u16 client;
 };
 
+/**
+ * struct uvm_access_counter_entry - a region a GPU accessed remotely often
+ * @va:		first byte of the 2 MiB region
+ * @instance:	GPU VA space of the accesses
+ * @count:	accesses counted since the last notification of the region
+ */
+struct uvm_access_counter_entry {
+	u64 va;
+	u32 instance;
+	u32 count;
+};
+
 /* struct uvm_ce_op::type */
 enum uvm_ce_op_type {
 	UVM_CE_COPY = 1,
@@ -165,6 +177,12 @@ struct uvm_ce_op {
  * @vidmem_free: free a chunk from @vidmem_alloc.
  * @sysmem_map: make @page accessible to the GPU, set *@dma.
  * @sysmem_unmap: undo @sysmem_map.
+ * @access_counters_set: (optional) count the GPU's accesses through remote
+ *	mappings (system memory, peer vidmem) per 2 MiB region; every
+ *	@threshold accesses to a region, queue an entry and call
+ *	uvm_gpu_access_counter_notify().  0 turns counting off.
+ * @access_counters_fetch: (optional) move up to @max queued entries into
+ *	@entries; return how many.
  */
 struct uvm_gpu_ops {
 	int (*vaspace_create)(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs);
@@ -192,6 +210,11 @@ struct uvm_gpu_ops {
 
 	int (*sysmem_map)(struct uvm_gpu *gpu, struct page *page, u64 *dma);
 	void (*sysmem_unmap)(struct uvm_gpu *gpu, u64 dma);
+
+	void (*access_counters_set)(struct uvm_gpu *gpu, u32 threshold);
+	u32 (*access_counters_fetch)(struct uvm_gpu *gpu,
+				     struct uvm_access_counter_entry *entries,
+				     u32 max);
 };
 
 /**
@@ -218,5 +241,6 @@ void uvm_gpu_unregister(struct uvm_gpu *gpu);
 void *uvm_gpu_hw(struct uvm_gpu *gpu);
 u32 uvm_gpu_index(struct uvm_gpu *gpu);
 void uvm_gpu_fault_notify(struct uvm_gpu *gpu);
+void uvm_gpu_access_counter_notify(struct uvm_gpu *gpu);
 
 #endif /* _UVM_HAL_H_ */

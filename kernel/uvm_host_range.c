@@ -172,6 +172,13 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 	    !args->length || end < start || end > TASK_SIZE)
 		return -EINVAL;
 
+	/* Managed or device memory cannot be pinned: say why, not -EFAULT. */
+	down_read(&va_space->lock);
+	ret = uvm_host_range_check_free(va_space, start, end);
+	up_read(&va_space->lock);
+	if (ret)
+		return ret;
+
 	range = uvm_va_range_alloc(UVM_RANGE_HOST, start, end, GFP_KERNEL_ACCOUNT);
 	if (!range)
 		return -ENOMEM;
@@ -200,6 +207,7 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 		goto err_free_pages;
 	}
 
+	/* Checked again: the ranges may have changed while pinning. */
 	down_write(&va_space->lock);
 	ret = uvm_host_range_check_free(va_space, start, end);
 	if (!ret)

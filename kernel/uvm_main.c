@@ -48,7 +48,9 @@
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
 #include "uvm_migrate.h"
+#include "uvm_prefetch.h"
 #include "uvm_queue.h"
+#include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -281,6 +283,10 @@ static int __init uvm_init(void)
 	int ret;
 
 	ret = uvm_fault_params_check();
+	if (!ret)
+		ret = uvm_prefetch_params_check();
+	if (!ret)
+		ret = uvm_thrash_params_check();
 	if (!ret)
 		ret = uvm_ioctl_table_check(uvm_ioctls, ARRAY_SIZE(uvm_ioctls), 0);
 	if (!ret)

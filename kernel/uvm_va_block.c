@@ -1378,6 +1378,7 @@ void uvm_va_block_destroy(struct uvm_va_block *block)
 		kfree(block->gpus[i]->dma);
 		kfree(block->gpus[i]);
 	}
+	kfree(block->thrash);
 	mutex_destroy(&block->lock);
 	kmem_cache_free(uvm_va_block_cache, block);
 }

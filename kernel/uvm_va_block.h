@@ -16,6 +16,7 @@
 #include "uvm_pmm.h"
 
 struct uvm_ce_batch;
+struct uvm_thrash;
 struct uvm_gpu;
 struct uvm_va_space;
 struct uvm_test_page_state;
@@ -68,6 +69,8 @@ struct uvm_va_block_gpu {
  * @gpus:	per-GPU state by GPU index, allocated on first use; @lock
  * @last_prefetch: per page, the location of the last prefetch request
  *		(uvm_loc_encode()), 0 for none; @lock
+ * @thrash:	migration history for thrashing detection, allocated on
+ *		demand (uvm_thrash.c); @lock
  *
  * Only the pages of the region that lie in a managed range are ever
  * populated.  A page resident nowhere reads as zeros on first touch.
@@ -79,6 +82,7 @@ struct uvm_va_block {
 	struct uvm_va_block_cpu cpu;
 	struct uvm_va_block_gpu *gpus[UVM_MAX_GPUS];
 	u16 last_prefetch[UVM_PAGES_PER_BLOCK];
+	struct uvm_thrash *thrash;
 };
 
 /*
@@ -188,6 +192,9 @@ int uvm_va_block_prefetch(struct uvm_va_block *block,
 			  struct uvm_va_block_ctx *ctx,
 			  const struct uvm_page_mask *mask,
 			  const struct uvm_location *loc);
+int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
+					struct uvm_va_block_ctx *ctx,
+					struct uvm_gpu *gpu);
 void uvm_va_block_discard(struct uvm_va_block *block,
 			  const struct uvm_page_mask *mask);
 int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,

@@ -33,8 +33,11 @@
 #include <linux/mm.h>
 
 #include "uvm_gpu.h"
+#include "uvm_prefetch.h"
+#include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
+#include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
 /**
@@ -94,14 +97,92 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 		       const struct uvm_va_policy *policy, u32 accessor,
 		       const struct uvm_page_mask *mask, bool write)
 {
+	struct uvm_page_mask rest, pinned, moved, anywhere;
+	const struct uvm_page_mask *there;
 	struct uvm_residency r;
+	int ret;
 
 	if (uvm_page_mask_empty(mask))
 		return 0;
 	r = block_choose(policy, accessor, write);
 	if (r.dup)
 		return uvm_va_block_add_copies(block, ctx, r.proc, mask, r.nid);
-	return uvm_va_block_collapse(block, ctx, r.proc, mask, r.nid);
+
+	/* Thrashing pages stay pinned to host memory (see uvm_thrash.c). */
+	rest = *mask;
+	if (!uvm_va_policy_has_preferred(policy) &&
+	    uvm_thrash_pinned(block, mask, &pinned)) {
+		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &pinned,
+					    NUMA_NO_NODE);
+		if (ret)
+			return ret;
+		uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_PINNED,
+				   uvm_page_mask_weight(&pinned));
+		uvm_page_mask_andnot(&rest, &rest, &pinned);
+	}
+
+	/* Pages that move (not populated) feed thrashing detection. */
+	uvm_va_block_resident_anywhere(block, &anywhere);
+	uvm_page_mask_and(&moved, &rest, &anywhere);
+	there = uvm_va_block_resident(block, r.proc);
+	if (there)
+		uvm_page_mask_andnot(&moved, &moved, there);
+	ret = uvm_va_block_collapse(block, ctx, r.proc, &rest, r.nid);
+	if (!ret)
+		uvm_thrash_note(block, &moved);
+	return ret;
+}
+
+/**
+ * block_prefetch_pages() - pages the prefetcher brings along with faults
+ * @block:	the block; its lock held (and the VA space lock)
+ * @policy:	policy of the run
+ * @accessor:	faulting processor
+ * @run:	pages of the run
+ * @faulted:	faulted pages of the run
+ * @pf:		out: pages to prefetch
+ *
+ * Read-mostly runs are not prefetched (their copies are per reader); the
+ * region of a fault stays inside its allocation.
+ */
+static void block_prefetch_pages(struct uvm_va_block *block,
+				 const struct uvm_va_policy *policy, u32 accessor,
+				 const struct uvm_page_mask *run,
+				 const struct uvm_page_mask *faulted,
+				 struct uvm_page_mask *pf)
+{
+	const struct uvm_page_mask *resident = uvm_va_block_resident(block, accessor);
+	struct uvm_va_space *va_space = block->va_space;
+	struct uvm_page_mask allowed, f, one, none;
+	struct interval_tree_node *node;
+
+	uvm_page_mask_zero(pf);
+	if (!uvm_prefetch_enabled() || policy->read_mostly || uvm_page_mask_empty(faulted))
+		return;
+	if (!resident) {
+		uvm_page_mask_zero(&none);
+		resident = &none;
+	}
+	/* Per allocation: the prefetcher never crosses into another one. */
+	for (node = interval_tree_iter_first(&va_space->ranges, block->start,
+					     uvm_va_block_end(block) - 1);
+	     node; node = interval_tree_iter_next(node, block->start,
+						  uvm_va_block_end(block) - 1)) {
+		struct uvm_va_range *range = container_of(node, struct uvm_va_range, node);
+
+		if (range->kind != UVM_RANGE_MANAGED)
+			continue;
+		uvm_va_block_range_mask(block, uvm_va_range_start(range),
+					uvm_va_range_end(range), &allowed);
+		uvm_page_mask_and(&allowed, &allowed, run);
+		if (!uvm_page_mask_and(&f, faulted, &allowed))
+			continue;
+		uvm_prefetch_region(resident, &f, &allowed, &one);
+		uvm_page_mask_or(pf, pf, &one);
+	}
+	/* Pages that thrash are never prefetched. */
+	if (uvm_thrash_pinned(block, pf, &one))
+		uvm_page_mask_andnot(pf, pf, &one);
 }
 
 /**
@@ -138,7 +219,7 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 				    const struct uvm_fault_block_req *req)
 {
 	u32 accessor = uvm_gpu_processor(gpu);
-	struct uvm_page_mask run, m, w, r;
+	struct uvm_page_mask run, m, w, r, pf;
 	struct uvm_va_policy_iter iter;
 	int ret;
 
@@ -152,6 +233,10 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 			continue;
 		uvm_page_mask_and(&w, &m, &req->write);
 		uvm_page_mask_andnot(&r, &m, &w);
+		/* Prefetched pages are served and mapped like the reads. */
+		block_prefetch_pages(block, iter.policy, accessor, &run, &m, &pf);
+		uvm_page_mask_or(&r, &r, &pf);
+		uvm_page_mask_or(&m, &m, &pf);
 
 		ret = block_serve(block, ctx, iter.policy, accessor, &r, false);
 		if (!ret)
@@ -167,6 +252,8 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 							   accessor);
 		if (ret)
 			return ret;
+		uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_FAULT_PREFETCHED,
+				   uvm_page_mask_weight(&pf));
 	}
 	block_touch(block, gpu);
 	return 0;
@@ -237,6 +324,38 @@ static vm_fault_t uvm_errno_to_vm_fault(int err)
 }
 
 /**
+ * block_cpu_map() - insert the CPU PTE of a page resident on the CPU
+ * @block:	the block; its lock held
+ * @vma:	the faulting VMA, which covers the page
+ * @page:	page index
+ * @write:	the access is a write
+ *
+ * Read-only while the page has other copies, else writable when the VMA is.
+ *
+ * Return: VM_FAULT_NOPAGE, or VM_FAULT_* of the insertion.
+ */
+static vm_fault_t block_cpu_map(struct uvm_va_block *block,
+				struct vm_area_struct *vma, u32 page, bool write)
+{
+	struct uvm_page_mask dup;
+	bool writable;
+	vm_fault_t vmret;
+
+	uvm_va_block_duplicated(block, &dup);
+	writable = (vma->vm_flags & VM_WRITE) && !uvm_page_mask_test(&dup, page);
+	vmret = vmf_insert_pfn_prot(vma, uvm_va_block_page_addr(block, page),
+				    page_to_pfn(block->cpu.pages[page]),
+				    writable ? vm_get_page_prot(vma->vm_flags) :
+					       vma->vm_page_prot);
+	if (vmret != VM_FAULT_NOPAGE)
+		return vmret;
+	uvm_page_mask_set(&block->cpu.mapped, page);
+	if (writable)
+		uvm_page_mask_set(&block->cpu.mapped_write, page);
+	return VM_FAULT_NOPAGE;
+}
+
+/**
  * uvm_va_block_service_cpu_fault() - service a CPU fault on managed memory
  * @block:	the block; its lock held
  * @ctx:	scratch space
@@ -244,8 +363,9 @@ static vm_fault_t uvm_errno_to_vm_fault(int err)
  * @addr:	faulting address
  * @write:	write access
  *
- * Serves the page (see "Residency policy") and inserts its PTE: read-only
- * while the page has other copies, else writable when the VMA is.
+ * Serves the page (see "Residency policy") with the pages the prefetcher
+ * adds, and inserts their PTEs: read-only while a page has other copies,
+ * else writable when the VMA is.
  *
  * Context: ->fault with mmap_lock held for read, VA space lock for read.
  * Return: VM_FAULT_NOPAGE, VM_FAULT_OOM or VM_FAULT_SIGBUS.
@@ -256,37 +376,45 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  bool write)
 {
 	u32 page = uvm_va_block_page_index(block, addr);
-	const struct uvm_va_policy *policy = block_page_policy(block, page);
-	struct uvm_page_mask mask, dup;
-	bool writable;
+	struct uvm_page_mask mask, run, pf, all;
+	struct uvm_va_policy_iter iter;
+	unsigned int p;
 	vm_fault_t vmret;
 	int ret;
 
 	lockdep_assert_held(&block->lock);
 
+	/* The policy run of the page bounds what the prefetcher may add. */
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.end <= addr; uvm_va_policy_iter_next(&iter))
+		;
+	uvm_va_block_range_mask(block, max_t(u64, iter.start, vma->vm_start),
+				min_t(u64, iter.end, vma->vm_end), &run);
 	uvm_page_mask_zero(&mask);
 	uvm_page_mask_set(&mask, page);
-	ret = block_serve(block, ctx, policy, UVM_PROCESSOR_CPU, &mask, write);
+	block_prefetch_pages(block, iter.policy, UVM_PROCESSOR_CPU, &run, &mask, &pf);
+
+	ret = block_serve(block, ctx, iter.policy, UVM_PROCESSOR_CPU, &mask, write);
 	if (!ret)
-		ret = uvm_va_block_map_accessed_by(block, ctx, &mask,
-						   uvm_va_policy_mapped_by(policy),
+		ret = block_serve(block, ctx, iter.policy, UVM_PROCESSOR_CPU, &pf, false);
+	uvm_page_mask_or(&all, &mask, &pf);
+	if (!ret)
+		ret = uvm_va_block_map_accessed_by(block, ctx, &all,
+						   uvm_va_policy_mapped_by(iter.policy),
 						   UVM_PROCESSOR_CPU);
 	if (ret)
 		return uvm_errno_to_vm_fault(ret);
+	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_FAULT_PREFETCHED,
+			   uvm_page_mask_weight(&pf));
 
-	uvm_va_block_duplicated(block, &dup);
-	writable = (vma->vm_flags & VM_WRITE) && !uvm_page_mask_test(&dup, page);
-	vmret = vmf_insert_pfn_prot(vma, addr & PAGE_MASK,
-				    page_to_pfn(block->cpu.pages[page]),
-				    writable ? vm_get_page_prot(vma->vm_flags) :
-					       vma->vm_page_prot);
-	if (vmret != VM_FAULT_NOPAGE)
-		return vmret;
-
-	uvm_page_mask_set(&block->cpu.mapped, page);
-	if (writable)
-		uvm_page_mask_set(&block->cpu.mapped_write, page);
-	return VM_FAULT_NOPAGE;
+	/* Map the prefetched pages too: their first access costs no fault. */
+	for_each_page_in_mask(p, &pf) {
+		if (block_cpu_map(block, vma, p, false) != VM_FAULT_NOPAGE)
+			break;
+	}
+	vmret = block_cpu_map(block, vma, page, write);
+	return vmret;
 }
 
 /**
@@ -521,5 +649,53 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/**
+ * uvm_va_block_access_counter_migrate() - bring remotely mapped pages home
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU whose access counters fired for the block
+ *
+ * The pages @gpu maps remotely move to @gpu (read-mostly ones get a copy)
+ * and are mapped locally, except where a preferred location is set or
+ * thrashing control pinned them.
+ *
+ * Return: 0 or -errno (-ENOSPC: see uvm_va_block_oom_evict()).
+ */
+int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
+					struct uvm_va_block_ctx *ctx,
+					struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+	u32 accessor = uvm_gpu_processor(gpu);
+	struct uvm_page_mask remote, run, m, pinned;
+	struct uvm_va_policy_iter iter;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!gs || !uvm_page_mask_and(&remote, &gs->remote, &gs->mapped[0]))
+		return 0;
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
+		if (uvm_va_policy_has_preferred(iter.policy))
+			continue;
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, &remote, &run))
+			continue;
+		if (uvm_thrash_pinned(block, &m, &pinned))
+			uvm_page_mask_andnot(&m, &m, &pinned);
+		ret = block_serve(block, ctx, iter.policy, accessor, &m, false);
+		if (!ret)
+			ret = uvm_va_block_map_gpu(block, ctx, gpu, &m, UVM_PROT_NONE);
+		if (ret)
+			return ret;
+		uvm_va_space_count(block->va_space, UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS,
+				   uvm_page_mask_weight(&m));
+	}
+	block_touch(block, gpu);
 	return 0;
 }

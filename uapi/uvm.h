@@ -134,7 +134,11 @@ struct uvm_ioc_gpu_info {
 #define UVM_COUNTER_PAGES_DISCARDED	18 /* pages whose contents were dropped */
 #define UVM_COUNTER_PAGES_PREFETCHED	19 /* pages made resident by MIGRATE */
 #define UVM_COUNTER_PAGES_EVICTED	20 /* pages evicted from a full GPU */
-#define UVM_COUNTER_COUNT		21
+#define UVM_COUNTER_PAGES_FAULT_PREFETCHED 21 /* pages the prefetcher added to faults */
+#define UVM_COUNTER_THRASHING_DETECTED	22 /* pages found thrashing */
+#define UVM_COUNTER_THRASHING_PINNED	23 /* accesses served by pinning to host */
+#define UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS 24 /* pages migrated by access counters */
+#define UVM_COUNTER_COUNT		25
 
 /**
  * struct uvm_ioc_get_counters - UVM_IOC_GET_COUNTERS

@@ -272,6 +272,8 @@ static void simgpu_warp_piece(struct simgpu_warp *warp, struct page *page,
  * struct simgpu_utlb - a warp's one-entry TLB
  * @page:	page of the last translation, NULL when empty
  * @vpn:	its virtual page number
+ * @remote:	the translation points at system memory or a peer's vidmem
+ *		(such accesses feed the access counters)
  *
  * Valid only while the warp holds tlb_sem without interruption since the
  * translation: emptied whenever the warp releases it, so tlb_invalidate()
@@ -282,6 +284,7 @@ static void simgpu_warp_piece(struct simgpu_warp *warp, struct page *page,
 struct simgpu_utlb {
 	struct page *page;
 	u64 vpn;
+	bool remote;
 };
 
 /**
@@ -300,7 +303,8 @@ static struct page *simgpu_warp_translate(struct simgpu_warp *warp,
 
 	if (utlb->page && utlb->vpn == va >> PAGE_SHIFT)
 		return utlb->page;
-	utlb->page = simgpu_mmu_translate(launch->vs, va, launch->op_access);
+	utlb->page = simgpu_mmu_translate(launch->vs, va, launch->op_access,
+					  &utlb->remote);
 	utlb->vpn = va >> PAGE_SHIFT;
 	return utlb->page;
 }
@@ -333,6 +337,8 @@ static bool simgpu_warp_access(struct simgpu_warp *warp,
 			*fault_va = va;
 			return false;
 		}
+		if (utlb->remote)
+			simgpu_access_count(warp->launch->vs, va);
 		simgpu_warp_piece(warp, page, va, piece);
 		warp->done += piece;
 	}

@@ -148,6 +148,39 @@ struct simgpu_ce {
 	atomic64_t inline_count;
 };
 
+/* Access counters: 2 MiB regions, a small direct-mapped table per VA space. */
+#define SIMGPU_ACCESS_REGION_SHIFT	21
+#define SIMGPU_ACCESS_SLOTS_BITS	6
+#define SIMGPU_ACCESS_QUEUE		128
+
+/**
+ * struct simgpu_access_slot - the access count of one region
+ * @region:	region number + 1, 0 for none
+ * @count:	remote accesses since the last notification
+ */
+struct simgpu_access_slot {
+	u64 region;
+	atomic_t count;
+};
+
+/**
+ * struct simgpu_access - the access-counter unit of a GPU
+ * @threshold:	accesses per notification, 0 when off
+ * @lock:	protects the queue (@queue, @head, @queued, @notifications)
+ * @queue:	entries not yet fetched
+ * @head:	oldest entry
+ * @queued:	entries queued
+ * @notifications: entries queued since load
+ */
+struct simgpu_access {
+	u32 threshold;
+	spinlock_t lock; /* see above */
+	struct uvm_access_counter_entry queue[SIMGPU_ACCESS_QUEUE];
+	u32 head;
+	u32 queued;
+	u64 notifications;
+};
+
 /**
  * struct simgpu - one simulated GPU
  * @id:		creation order, 0 .. num_gpus - 1
@@ -158,6 +191,7 @@ struct simgpu_ce {
  * @fault:	replayable fault buffer
  * @ce:		copy engine
  * @warp_wq:	unbound workqueue running the warps of launches
+ * @access:	access counters (simgpu_access.c)
  * @tlb_invalidates: tlb_invalidate() calls since load
  * @launches:	launches started since load
  */
@@ -170,6 +204,7 @@ struct simgpu {
 	struct simgpu_fault_buffer fault;
 	struct simgpu_ce ce;
 	struct workqueue_struct *warp_wq;
+	struct simgpu_access access;
 	atomic64_t tlb_invalidates;
 	atomic64_t launches;
 };
@@ -182,12 +217,14 @@ struct simgpu {
  *		simgpu_mmu.c); its own lock serialises writers, readers use RCU
  * @tlb_sem:	read-held by warps around translate + access, write-taken by
  *		tlb_invalidate() to wait for accesses using old translations
+ * @access:	access counts of remote accesses by region (simgpu_access.c)
  */
 struct simgpu_vaspace {
 	struct simgpu *sg;
 	u32 instance;
 	struct xarray ptes;
 	struct rw_semaphore tlb_sem;
+	struct simgpu_access_slot access[1 << SIMGPU_ACCESS_SLOTS_BITS];
 };
 
 /**
@@ -305,7 +342,11 @@ int simgpu_mmu_map(struct uvm_gpu_va_space *gvs, u64 va,
 void simgpu_mmu_unmap(struct uvm_gpu_va_space *gvs, u64 va, u32 npages);
 void simgpu_mmu_tlb_invalidate(struct uvm_gpu_va_space *gvs, u64 va, u64 size);
 struct page *simgpu_mmu_translate(struct simgpu_vaspace *vs, u64 va,
-				  enum uvm_fault_access access);
+				  enum uvm_fault_access access, bool *remote);
+void simgpu_access_count(struct simgpu_vaspace *vs, u64 va);
+void simgpu_access_counters_set(struct uvm_gpu *gpu, u32 threshold);
+u32 simgpu_access_counters_fetch(struct uvm_gpu *gpu,
+				 struct uvm_access_counter_entry *entries, u32 max);
 
 /* simgpu_fault_buffer.c */
 int simgpu_fault_buffer_init(struct simgpu *sg, u32 entries);

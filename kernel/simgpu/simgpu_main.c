@@ -98,6 +98,8 @@ static const struct uvm_gpu_ops simgpu_gpu_ops = {
 	.vidmem_free	= simgpu_vidmem_free,
 	.sysmem_map	= simgpu_sysmem_map,
 	.sysmem_unmap	= simgpu_sysmem_unmap,
+	.access_counters_set = simgpu_access_counters_set,
+	.access_counters_fetch = simgpu_access_counters_fetch,
 };
 
 /* GPUs in creation order, and by the core's GPU index. */
@@ -272,6 +274,7 @@ static int simgpu_create(u32 id)
 	if (!sg)
 		return -ENOMEM;
 	sg->id = id;
+	spin_lock_init(&sg->access.lock);
 	ret = simgpu_units_init(sg);
 	if (ret)
 		goto err_free_sg;

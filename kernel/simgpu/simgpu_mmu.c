@@ -323,13 +323,14 @@ void simgpu_mmu_tlb_invalidate(struct uvm_gpu_va_space *gvs, u64 va, u64 size)
  * @vs: the GPU VA space, &simgpu_vaspace.tlb_sem held for read
  * @va: virtual address
  * @access: enum uvm_fault_access of the access
+ * @remote: out: the PTE points at system memory or another GPU's vidmem
  *
  * Context: warp, under tlb_sem (read); lockless lookup.
  * Return: the page holding @va, or NULL on a miss (no PTE, or a permission
  * below @access): the access must fault.
  */
 struct page *simgpu_mmu_translate(struct simgpu_vaspace *vs, u64 va,
-				  enum uvm_fault_access access)
+				  enum uvm_fault_access access, bool *remote)
 {
 	void *entry = xa_load(&vs->ptes, va >> PAGE_SHIFT);
 	struct page *page;
@@ -342,5 +343,7 @@ struct page *simgpu_mmu_translate(struct simgpu_vaspace *vs, u64 va,
 		return NULL;
 	page = simgpu_pte_page(pte);
 	WARN_ON_ONCE(!page);
+	*remote = !(pte & SIMGPU_PTE_VID) ||
+		  ((pte >> SIMGPU_PTE_GPU_SHIFT) & SIMGPU_PTE_GPU_MASK) != vs->sg->index;
 	return page;
 }

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Access-counter driven migration.
+ *
+ * DOC: Access counters
+ *
+ * A GPU that maps memory remotely (system memory, or another GPU's vidmem:
+ * accessed-by, a preferred location elsewhere, pages pinned by thrashing
+ * control) never faults on it again, so faults cannot tell the driver that
+ * the GPU uses that memory heavily.  With access_counters on (off by
+ * default, as on the real driver), each GPU counts its remote accesses per
+ * 2 MiB region; every access_counter_threshold accesses to a region it
+ * notifies the driver, which migrates the region's remotely mapped pages to
+ * that GPU and maps them locally (read-mostly pages get a copy), except
+ * where a preferred location is set (the advice wins) or thrashing control
+ * pinned the pages.
+ *
+ * Notifications are serviced by a work item on the GPU's fault workqueue,
+ * so they never run concurrently with fault servicing of the same GPU.
+ * Both parameters may change at run time.
+ *
+ * Locking: the work item takes the VA space lock for read and each block's
+ * lock, like fault servicing.
+ */
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "uvm_access_counters.h"
+#include "uvm_gpu.h"
+#include "uvm_va_block.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+
+#define UVM_ACCESS_THRESHOLD_DEFAULT	256
+#define UVM_ACCESS_FETCH		32
+
+static bool access_counters_on;
+static unsigned int access_counter_threshold = UVM_ACCESS_THRESHOLD_DEFAULT;
+
+/* Push the current setting into every GPU. */
+static void uvm_access_counters_apply(void)
+{
+	u32 threshold = READ_ONCE(access_counters_on) ?
+			max(READ_ONCE(access_counter_threshold), 1U) : 0;
+	u32 i;
+
+	for (i = 0; i < uvm_gpu_count; i++)
+		if (uvm_gpus[i]->ops->access_counters_set)
+			uvm_gpus[i]->ops->access_counters_set(uvm_gpus[i], threshold);
+}
+
+static int uvm_access_param_set(const char *val, const struct kernel_param *kp)
+{
+	int ret;
+
+	if (kp->arg == &access_counters_on)
+		ret = param_set_bool(val, kp);
+	else
+		ret = param_set_uint(val, kp);
+	if (!ret)
+		uvm_access_counters_apply();
+	return ret;
+}
+
+static int uvm_access_param_get(char *buf, const struct kernel_param *kp)
+{
+	if (kp->arg == &access_counters_on)
+		return param_get_bool(buf, kp);
+	return param_get_uint(buf, kp);
+}
+
+static const struct kernel_param_ops uvm_access_param_ops = {
+	.set = uvm_access_param_set,
+	.get = uvm_access_param_get,
+};
+
+module_param_cb(access_counters, &uvm_access_param_ops, &access_counters_on, 0644);
+MODULE_PARM_DESC(access_counters,
+		 "Migrate memory a GPU accesses remotely often to that GPU (default N)");
+module_param_cb(access_counter_threshold, &uvm_access_param_ops,
+		&access_counter_threshold, 0644);
+MODULE_PARM_DESC(access_counter_threshold,
+		 "Remote accesses to a 2 MiB region per migration decision (default "
+		 __stringify(UVM_ACCESS_THRESHOLD_DEFAULT) ")");
+
+/**
+ * uvm_access_counters_region() - migrate one notified region
+ * @gpu:	the GPU that accessed it
+ * @ctx:	scratch space
+ * @e:		the notification
+ */
+static void uvm_access_counters_region(struct uvm_gpu *gpu, struct uvm_va_block_ctx *ctx,
+				       const struct uvm_access_counter_entry *e)
+{
+	struct uvm_va_space *va_space = uvm_va_space_get_by_instance(gpu, e->instance);
+	struct uvm_va_block *block;
+	int ret;
+
+	if (!va_space)
+		return;
+	down_read(&va_space->lock);
+	block = uvm_va_block_lookup(va_space, e->va);
+	if (block) {
+		/* A full GPU: evict with the block lock dropped, then retry. */
+		do {
+			mutex_lock(&block->lock);
+			ret = uvm_va_block_access_counter_migrate(block, ctx, gpu);
+			mutex_unlock(&block->lock);
+		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
+	}
+	up_read(&va_space->lock);
+	uvm_va_space_put(va_space);
+}
+
+static void uvm_access_counters_work(struct work_struct *work)
+{
+	struct uvm_gpu *gpu = container_of(work, struct uvm_gpu, access_work);
+	struct uvm_access_counter_entry e[UVM_ACCESS_FETCH];
+	struct uvm_va_block_ctx *ctx;
+	u32 n, i;
+
+	ctx = uvm_va_block_ctx_alloc();
+	if (!ctx)
+		return;
+	while ((n = gpu->ops->access_counters_fetch(gpu, e, ARRAY_SIZE(e)))) {
+		for (i = 0; i < n; i++)
+			uvm_access_counters_region(gpu, ctx, &e[i]);
+		uvm_gpu_count_event(gpu, UVM_GPU_ACCESS_NOTIFICATIONS, n);
+	}
+	uvm_va_block_ctx_free(ctx);
+}
+
+/**
+ * uvm_gpu_access_counter_notify() - the GPU queued access notifications
+ * @gpu:	the GPU
+ *
+ * Context: any, including atomic.
+ */
+void uvm_gpu_access_counter_notify(struct uvm_gpu *gpu)
+{
+	queue_work(gpu->fault_wq, &gpu->access_work);
+}
+
+/**
+ * uvm_access_counters_gpu_init() - set up access counters of a new GPU
+ * @gpu:	the GPU, its fault workqueue created
+ *
+ * Return: 0.
+ */
+int uvm_access_counters_gpu_init(struct uvm_gpu *gpu)
+{
+	INIT_WORK(&gpu->access_work, uvm_access_counters_work);
+	if (gpu->ops->access_counters_set)
+		gpu->ops->access_counters_set(gpu, READ_ONCE(access_counters_on) ?
+					      max(access_counter_threshold, 1U) : 0);
+	return 0;
+}
+
+/**
+ * uvm_access_counters_gpu_deinit() - stop access counters of a GPU
+ * @gpu:	the GPU being unregistered
+ */
+void uvm_access_counters_gpu_deinit(struct uvm_gpu *gpu)
+{
+	if (gpu->ops->access_counters_set)
+		gpu->ops->access_counters_set(gpu, 0);
+	cancel_work_sync(&gpu->access_work);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Thrashing detection and mitigation.
+ */
+#ifndef _UVM_THRASH_H_
+#define _UVM_THRASH_H_
+
+#include <linux/types.h>
+
+#include "uvm_page_mask.h"
+
+struct uvm_va_block;
+
+/**
+ * struct uvm_thrash - per-page migration history of one block
+ * @last:	time of the page's last migration (uvm_thrash_now() units)
+ * @pinned_until: while later than now, the page is pinned to host memory
+ * @count:	migrations of the page, each within the lapse of the previous
+ */
+struct uvm_thrash {
+	u32 last[UVM_PAGES_PER_BLOCK];
+	u32 pinned_until[UVM_PAGES_PER_BLOCK];
+	u8 count[UVM_PAGES_PER_BLOCK];
+};
+
+int uvm_thrash_params_check(void);
+void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *moved);
+bool uvm_thrash_pinned(struct uvm_va_block *block, const struct uvm_page_mask *mask,
+		       struct uvm_page_mask *out);
+
+#endif /* _UVM_THRASH_H_ */
