@@ -1774,11 +1774,16 @@ TEST_F_TIMEOUT(lib, memcpy_every_kind, 300)
 				TH_LOG("%s <- %s", kind_name[dst], kind_name[src]);
 		}
 	}
-	/* The managed destination was written as its GPU writes: it is on
-	 * GPU 0 now. */
-	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy(m.p[K_MANAGED], m.p[K_DEVICE0], size));
-	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
-	ASSERT_TRUE(all_resident(m.p[K_MANAGED], size, UVM_SIM_DEVICE_BIT(0)));
+	/* A managed destination is written as its GPU writes: fresh memory
+	 * (no migration history for the thrashing detection) is on GPU 0. */
+	{
+		CUdeviceptr fresh = managed(size);
+
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpy(fresh, m.p[K_DEVICE0], size));
+		ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+		ASSERT_TRUE(all_resident(fresh, size, UVM_SIM_DEVICE_BIT(0)));
+		ASSERT_EQ(CUDA_SUCCESS, cuMemFree(fresh));
+	}
 }
 
 /* Which memory each form accepts on which side (probe_null "null.*_is_*",
