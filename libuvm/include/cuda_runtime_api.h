@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cuda_runtime_api.h - libuvm's declarations of the memory subset of the
+ * CUDA runtime API, source compatible with CUDA 13.0 for these functions.
+ * No NVIDIA text.  C++ callers get the default arguments the runtime has.
+ */
+#ifndef UVM_CUDA_RUNTIME_API_H
+#define UVM_CUDA_RUNTIME_API_H
+
+#include <stddef.h>
+
+#include "driver_types.h"
+
+#define CUDART_VERSION 13000
+
+/*
+ * Per-thread default stream: with -DCUDA_API_PER_THREAD_DEFAULT_STREAM the
+ * stream-ordered calls map onto their _ptsz/_ptds symbols, where stream 0 is
+ * the calling thread's default stream.
+ */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define UVM_RT_PTSZ(api) api##_ptsz
+#define UVM_RT_PTDS(api) api##_ptds
+#else
+#define UVM_RT_PTSZ(api) api
+#define UVM_RT_PTDS(api) api
+#endif
+#define cudaStreamQuery				UVM_RT_PTSZ(cudaStreamQuery)
+#define cudaStreamSynchronize			UVM_RT_PTSZ(cudaStreamSynchronize)
+#define cudaStreamWaitEvent			UVM_RT_PTSZ(cudaStreamWaitEvent)
+#define cudaEventRecord				UVM_RT_PTSZ(cudaEventRecord)
+#define cudaMemPrefetchAsync			UVM_RT_PTSZ(cudaMemPrefetchAsync)
+#define cudaMemPrefetchBatchAsync		UVM_RT_PTSZ(cudaMemPrefetchBatchAsync)
+#define cudaMemDiscardBatchAsync		UVM_RT_PTSZ(cudaMemDiscardBatchAsync)
+#define cudaMemDiscardAndPrefetchBatchAsync	UVM_RT_PTSZ(cudaMemDiscardAndPrefetchBatchAsync)
+#define cudaMemcpy				UVM_RT_PTDS(cudaMemcpy)
+#define cudaMemset				UVM_RT_PTDS(cudaMemset)
+#define cudaMemcpyAsync				UVM_RT_PTSZ(cudaMemcpyAsync)
+#define cudaMemsetAsync				UVM_RT_PTSZ(cudaMemsetAsync)
+
+#ifdef __cplusplus
+#define UVM_RT_NOEXCEPT noexcept
+#define UVM_RT_DEFAULT(v) = v
+extern "C" {
+#else
+#define UVM_RT_NOEXCEPT
+#define UVM_RT_DEFAULT(v)
+#endif
+
+#define CUDARTAPI
+
+cudaError_t CUDARTAPI cudaGetLastError(void) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaPeekAtLastError(void) UVM_RT_NOEXCEPT;
+const char *CUDARTAPI cudaGetErrorName(cudaError_t error) UVM_RT_NOEXCEPT;
+const char *CUDARTAPI cudaGetErrorString(cudaError_t error) UVM_RT_NOEXCEPT;
+
+cudaError_t CUDARTAPI cudaDriverGetVersion(int *driverVersion) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetDeviceCount(int *count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetDevice(int *device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaSetDevice(int device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
+					     int device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceSynchronize(void) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceReset(void) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags) UVM_RT_NOEXCEPT;
+
+cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream,
+						unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+					  unsigned int flags UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event,
+					       unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event,
+				      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event) UVM_RT_NOEXCEPT;
+
+cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size,
+					unsigned int flags UVM_RT_DEFAULT(cudaMemAttachGlobal))
+	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaFree(void *devPtr) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaFreeHost(void *ptr) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostUnregister(void *ptr) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pDevice, void *pHost,
+					       unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *pFlags, void *pHost) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t count,
+				 enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
+				      enum cudaMemcpyKind kind,
+				      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count,
+				      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
+				    enum cudaMemoryAdvise advice,
+				    struct cudaMemLocation location) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
+					   struct cudaMemLocation location, unsigned int flags,
+					   cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
+						struct cudaMemLocation *prefetchLocs,
+						size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+						unsigned long long flags,
+						cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count,
+					       unsigned long long flags,
+					       cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes,
+							  size_t count,
+							  struct cudaMemLocation *prefetchLocs,
+							  size_t *prefetchLocIdxs,
+							  size_t numPrefetchLocs,
+							  unsigned long long flags,
+							  cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemRangeGetAttribute(void *data, size_t dataSize,
+					       enum cudaMemRangeAttribute attribute,
+					       const void *devPtr, size_t count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+						enum cudaMemRangeAttribute *attributes,
+						size_t numAttributes, const void *devPtr,
+						size_t count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+					       const void *ptr) UVM_RT_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UVM_CUDA_RUNTIME_API_H */

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * driver_types.h - libuvm's declarations of the CUDA runtime API types used
+ * by cuda_runtime_api.h: cudaError_t and its values, streams, events, memory
+ * locations, advice, range and pointer attributes, copy kinds, host
+ * allocation and registration flags.  Same names, values and
+ * layouts as CUDA 13.0's driver_types.h for this subset; no NVIDIA text.
+ */
+#ifndef UVM_DRIVER_TYPES_H
+#define UVM_DRIVER_TYPES_H
+
+#include <stddef.h>
+
+/* Special processor ids. */
+#define cudaCpuDeviceId		((int)-1)
+#define cudaInvalidDeviceId	((int)-2)
+
+/* cudaMallocManaged flags. */
+#define cudaMemAttachGlobal	0x01
+#define cudaMemAttachHost	0x02
+#define cudaMemAttachSingle	0x04
+
+/* cudaHostAlloc flags. */
+#define cudaHostAllocDefault		0x00
+#define cudaHostAllocPortable		0x01
+#define cudaHostAllocMapped		0x02
+#define cudaHostAllocWriteCombined	0x04
+
+/* cudaHostRegister flags. */
+#define cudaHostRegisterDefault		0x00
+#define cudaHostRegisterPortable	0x01
+#define cudaHostRegisterMapped		0x02
+#define cudaHostRegisterIoMemory	0x04
+#define cudaHostRegisterReadOnly	0x08
+
+/* Stream and event flags. */
+#define cudaStreamDefault	0x00
+#define cudaStreamNonBlocking	0x01
+#define cudaEventDefault	0x00
+#define cudaEventBlockingSync	0x01
+#define cudaEventDisableTiming	0x02
+#define cudaEventInterprocess	0x04
+#define cudaEventWaitDefault	0x00
+#define cudaEventWaitExternal	0x01
+#define cudaEventRecordDefault	0x00
+#define cudaEventRecordExternal	0x01
+
+/* Special stream handles. */
+#define cudaStreamLegacy	((cudaStream_t)0x1)
+#define cudaStreamPerThread	((cudaStream_t)0x2)
+
+enum cudaError {
+	cudaSuccess = 0,
+	cudaErrorInvalidValue = 1,
+	cudaErrorMemoryAllocation = 2,
+	cudaErrorInitializationError = 3,
+	cudaErrorCudartUnloading = 4,
+	cudaErrorProfilerDisabled = 5,
+	cudaErrorProfilerNotInitialized = 6,
+	cudaErrorProfilerAlreadyStarted = 7,
+	cudaErrorProfilerAlreadyStopped = 8,
+	cudaErrorInvalidConfiguration = 9,
+	cudaErrorInvalidPitchValue = 12,
+	cudaErrorInvalidSymbol = 13,
+	cudaErrorInvalidHostPointer = 16,
+	cudaErrorInvalidDevicePointer = 17,
+	cudaErrorInvalidTexture = 18,
+	cudaErrorInvalidTextureBinding = 19,
+	cudaErrorInvalidChannelDescriptor = 20,
+	cudaErrorInvalidMemcpyDirection = 21,
+	cudaErrorAddressOfConstant = 22,
+	cudaErrorTextureFetchFailed = 23,
+	cudaErrorTextureNotBound = 24,
+	cudaErrorSynchronizationError = 25,
+	cudaErrorInvalidFilterSetting = 26,
+	cudaErrorInvalidNormSetting = 27,
+	cudaErrorMixedDeviceExecution = 28,
+	cudaErrorNotYetImplemented = 31,
+	cudaErrorMemoryValueTooLarge = 32,
+	cudaErrorStubLibrary = 34,
+	cudaErrorInsufficientDriver = 35,
+	cudaErrorCallRequiresNewerDriver = 36,
+	cudaErrorInvalidSurface = 37,
+	cudaErrorDuplicateVariableName = 43,
+	cudaErrorDuplicateTextureName = 44,
+	cudaErrorDuplicateSurfaceName = 45,
+	cudaErrorDevicesUnavailable = 46,
+	cudaErrorIncompatibleDriverContext = 49,
+	cudaErrorMissingConfiguration = 52,
+	cudaErrorPriorLaunchFailure = 53,
+	cudaErrorLaunchMaxDepthExceeded = 65,
+	cudaErrorLaunchFileScopedTex = 66,
+	cudaErrorLaunchFileScopedSurf = 67,
+	cudaErrorSyncDepthExceeded = 68,
+	cudaErrorLaunchPendingCountExceeded = 69,
+	cudaErrorInvalidDeviceFunction = 98,
+	cudaErrorNoDevice = 100,
+	cudaErrorInvalidDevice = 101,
+	cudaErrorDeviceNotLicensed = 102,
+	cudaErrorSoftwareValidityNotEstablished = 103,
+	cudaErrorStartupFailure = 127,
+	cudaErrorInvalidKernelImage = 200,
+	cudaErrorDeviceUninitialized = 201,
+	cudaErrorMapBufferObjectFailed = 205,
+	cudaErrorUnmapBufferObjectFailed = 206,
+	cudaErrorArrayIsMapped = 207,
+	cudaErrorAlreadyMapped = 208,
+	cudaErrorNoKernelImageForDevice = 209,
+	cudaErrorAlreadyAcquired = 210,
+	cudaErrorNotMapped = 211,
+	cudaErrorNotMappedAsArray = 212,
+	cudaErrorNotMappedAsPointer = 213,
+	cudaErrorECCUncorrectable = 214,
+	cudaErrorUnsupportedLimit = 215,
+	cudaErrorDeviceAlreadyInUse = 216,
+	cudaErrorPeerAccessUnsupported = 217,
+	cudaErrorInvalidPtx = 218,
+	cudaErrorInvalidGraphicsContext = 219,
+	cudaErrorNvlinkUncorrectable = 220,
+	cudaErrorJitCompilerNotFound = 221,
+	cudaErrorUnsupportedPtxVersion = 222,
+	cudaErrorJitCompilationDisabled = 223,
+	cudaErrorUnsupportedExecAffinity = 224,
+	cudaErrorUnsupportedDevSideSync = 225,
+	cudaErrorContained = 226,
+	cudaErrorInvalidSource = 300,
+	cudaErrorFileNotFound = 301,
+	cudaErrorSharedObjectSymbolNotFound = 302,
+	cudaErrorSharedObjectInitFailed = 303,
+	cudaErrorOperatingSystem = 304,
+	cudaErrorInvalidResourceHandle = 400,
+	cudaErrorIllegalState = 401,
+	cudaErrorLossyQuery = 402,
+	cudaErrorSymbolNotFound = 500,
+	cudaErrorNotReady = 600,
+	cudaErrorIllegalAddress = 700,
+	cudaErrorLaunchOutOfResources = 701,
+	cudaErrorLaunchTimeout = 702,
+	cudaErrorLaunchIncompatibleTexturing = 703,
+	cudaErrorPeerAccessAlreadyEnabled = 704,
+	cudaErrorPeerAccessNotEnabled = 705,
+	cudaErrorSetOnActiveProcess = 708,
+	cudaErrorContextIsDestroyed = 709,
+	cudaErrorAssert = 710,
+	cudaErrorTooManyPeers = 711,
+	cudaErrorHostMemoryAlreadyRegistered = 712,
+	cudaErrorHostMemoryNotRegistered = 713,
+	cudaErrorHardwareStackError = 714,
+	cudaErrorIllegalInstruction = 715,
+	cudaErrorMisalignedAddress = 716,
+	cudaErrorInvalidAddressSpace = 717,
+	cudaErrorInvalidPc = 718,
+	cudaErrorLaunchFailure = 719,
+	cudaErrorCooperativeLaunchTooLarge = 720,
+	cudaErrorTensorMemoryLeak = 721,
+	cudaErrorNotPermitted = 800,
+	cudaErrorNotSupported = 801,
+	cudaErrorSystemNotReady = 802,
+	cudaErrorSystemDriverMismatch = 803,
+	cudaErrorCompatNotSupportedOnDevice = 804,
+	cudaErrorMpsConnectionFailed = 805,
+	cudaErrorMpsRpcFailure = 806,
+	cudaErrorMpsServerNotReady = 807,
+	cudaErrorMpsMaxClientsReached = 808,
+	cudaErrorMpsMaxConnectionsReached = 809,
+	cudaErrorMpsClientTerminated = 810,
+	cudaErrorCdpNotSupported = 811,
+	cudaErrorCdpVersionMismatch = 812,
+	cudaErrorStreamCaptureUnsupported = 900,
+	cudaErrorStreamCaptureInvalidated = 901,
+	cudaErrorStreamCaptureMerge = 902,
+	cudaErrorStreamCaptureUnmatched = 903,
+	cudaErrorStreamCaptureUnjoined = 904,
+	cudaErrorStreamCaptureIsolation = 905,
+	cudaErrorStreamCaptureImplicit = 906,
+	cudaErrorCapturedEvent = 907,
+	cudaErrorStreamCaptureWrongThread = 908,
+	cudaErrorTimeout = 909,
+	cudaErrorGraphExecUpdateFailure = 910,
+	cudaErrorExternalDevice = 911,
+	cudaErrorInvalidClusterSize = 912,
+	cudaErrorFunctionNotLoaded = 913,
+	cudaErrorInvalidResourceType = 914,
+	cudaErrorInvalidResourceConfiguration = 915,
+	cudaErrorUnknown = 999,
+	cudaErrorApiFailureBase = 10000
+};
+typedef enum cudaError cudaError_t;
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+
+enum cudaMemcpyKind {
+	cudaMemcpyHostToHost = 0,
+	cudaMemcpyHostToDevice = 1,
+	cudaMemcpyDeviceToHost = 2,
+	cudaMemcpyDeviceToDevice = 3,
+	cudaMemcpyDefault = 4
+};
+
+enum cudaMemoryType {
+	cudaMemoryTypeUnregistered = 0,
+	cudaMemoryTypeHost = 1,
+	cudaMemoryTypeDevice = 2,
+	cudaMemoryTypeManaged = 3
+};
+
+struct cudaPointerAttributes {
+	enum cudaMemoryType type;
+	int device;
+	void *devicePointer;
+	void *hostPointer;
+	long reserved[8];
+};
+
+enum cudaMemoryAdvise {
+	cudaMemAdviseSetReadMostly = 1,
+	cudaMemAdviseUnsetReadMostly = 2,
+	cudaMemAdviseSetPreferredLocation = 3,
+	cudaMemAdviseUnsetPreferredLocation = 4,
+	cudaMemAdviseSetAccessedBy = 5,
+	cudaMemAdviseUnsetAccessedBy = 6
+};
+
+enum cudaMemRangeAttribute {
+	cudaMemRangeAttributeReadMostly = 1,
+	cudaMemRangeAttributePreferredLocation = 2,
+	cudaMemRangeAttributeAccessedBy = 3,
+	cudaMemRangeAttributeLastPrefetchLocation = 4,
+	cudaMemRangeAttributePreferredLocationType = 5,
+	cudaMemRangeAttributePreferredLocationId = 6,
+	cudaMemRangeAttributeLastPrefetchLocationType = 7,
+	cudaMemRangeAttributeLastPrefetchLocationId = 8
+};
+
+enum cudaMemLocationType {
+	cudaMemLocationTypeInvalid = 0,
+	cudaMemLocationTypeNone = 0,
+	cudaMemLocationTypeDevice = 1,
+	cudaMemLocationTypeHost = 2,
+	cudaMemLocationTypeHostNuma = 3,
+	cudaMemLocationTypeHostNumaCurrent = 4
+};
+
+struct cudaMemLocation {
+	enum cudaMemLocationType type;
+	int id;
+};
+
+enum cudaDeviceAttr {
+	cudaDevAttrMaxThreadsPerBlock = 1,
+	cudaDevAttrMaxBlockDimX = 2,
+	cudaDevAttrMaxBlockDimY = 3,
+	cudaDevAttrMaxBlockDimZ = 4,
+	cudaDevAttrMaxGridDimX = 5,
+	cudaDevAttrMaxGridDimY = 6,
+	cudaDevAttrMaxGridDimZ = 7,
+	cudaDevAttrMaxSharedMemoryPerBlock = 8,
+	cudaDevAttrTotalConstantMemory = 9,
+	cudaDevAttrWarpSize = 10,
+	cudaDevAttrMaxPitch = 11,
+	cudaDevAttrMaxRegistersPerBlock = 12,
+	cudaDevAttrClockRate = 13,
+	cudaDevAttrTextureAlignment = 14,
+	cudaDevAttrGpuOverlap = 15,
+	cudaDevAttrMultiProcessorCount = 16,
+	cudaDevAttrKernelExecTimeout = 17,
+	cudaDevAttrIntegrated = 18,
+	cudaDevAttrCanMapHostMemory = 19,
+	cudaDevAttrComputeMode = 20,
+	cudaDevAttrMaxTexture1DWidth = 21,
+	cudaDevAttrMaxTexture2DWidth = 22,
+	cudaDevAttrMaxTexture2DHeight = 23,
+	cudaDevAttrMaxTexture3DWidth = 24,
+	cudaDevAttrMaxTexture3DHeight = 25,
+	cudaDevAttrMaxTexture3DDepth = 26,
+	cudaDevAttrMaxTexture2DLayeredWidth = 27,
+	cudaDevAttrMaxTexture2DLayeredHeight = 28,
+	cudaDevAttrMaxTexture2DLayeredLayers = 29,
+	cudaDevAttrSurfaceAlignment = 30,
+	cudaDevAttrConcurrentKernels = 31,
+	cudaDevAttrEccEnabled = 32,
+	cudaDevAttrPciBusId = 33,
+	cudaDevAttrPciDeviceId = 34,
+	cudaDevAttrTccDriver = 35,
+	cudaDevAttrMemoryClockRate = 36,
+	cudaDevAttrGlobalMemoryBusWidth = 37,
+	cudaDevAttrL2CacheSize = 38,
+	cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+	cudaDevAttrAsyncEngineCount = 40,
+	cudaDevAttrUnifiedAddressing = 41,
+	cudaDevAttrMaxTexture1DLayeredWidth = 42,
+	cudaDevAttrMaxTexture1DLayeredLayers = 43,
+	cudaDevAttrMaxTexture2DGatherWidth = 45,
+	cudaDevAttrMaxTexture2DGatherHeight = 46,
+	cudaDevAttrMaxTexture3DWidthAlt = 47,
+	cudaDevAttrMaxTexture3DHeightAlt = 48,
+	cudaDevAttrMaxTexture3DDepthAlt = 49,
+	cudaDevAttrPciDomainId = 50,
+	cudaDevAttrTexturePitchAlignment = 51,
+	cudaDevAttrMaxTextureCubemapWidth = 52,
+	cudaDevAttrMaxTextureCubemapLayeredWidth = 53,
+	cudaDevAttrMaxTextureCubemapLayeredLayers = 54,
+	cudaDevAttrMaxSurface1DWidth = 55,
+	cudaDevAttrMaxSurface2DWidth = 56,
+	cudaDevAttrMaxSurface2DHeight = 57,
+	cudaDevAttrMaxSurface3DWidth = 58,
+	cudaDevAttrMaxSurface3DHeight = 59,
+	cudaDevAttrMaxSurface3DDepth = 60,
+	cudaDevAttrMaxSurface1DLayeredWidth = 61,
+	cudaDevAttrMaxSurface1DLayeredLayers = 62,
+	cudaDevAttrMaxSurface2DLayeredWidth = 63,
+	cudaDevAttrMaxSurface2DLayeredHeight = 64,
+	cudaDevAttrMaxSurface2DLayeredLayers = 65,
+	cudaDevAttrMaxSurfaceCubemapWidth = 66,
+	cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+	cudaDevAttrMaxSurfaceCubemapLayeredLayers = 68,
+	cudaDevAttrMaxTexture1DLinearWidth = 69,
+	cudaDevAttrMaxTexture2DLinearWidth = 70,
+	cudaDevAttrMaxTexture2DLinearHeight = 71,
+	cudaDevAttrMaxTexture2DLinearPitch = 72,
+	cudaDevAttrMaxTexture2DMipmappedWidth = 73,
+	cudaDevAttrMaxTexture2DMipmappedHeight = 74,
+	cudaDevAttrComputeCapabilityMajor = 75,
+	cudaDevAttrComputeCapabilityMinor = 76,
+	cudaDevAttrMaxTexture1DMipmappedWidth = 77,
+	cudaDevAttrStreamPrioritiesSupported = 78,
+	cudaDevAttrGlobalL1CacheSupported = 79,
+	cudaDevAttrLocalL1CacheSupported = 80,
+	cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+	cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+	cudaDevAttrManagedMemory = 83,
+	cudaDevAttrIsMultiGpuBoard = 84,
+	cudaDevAttrMultiGpuBoardGroupID = 85,
+	cudaDevAttrHostNativeAtomicSupported = 86,
+	cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+	cudaDevAttrPageableMemoryAccess = 88,
+	cudaDevAttrConcurrentManagedAccess = 89,
+	cudaDevAttrComputePreemptionSupported = 90,
+	cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+	cudaDevAttrReserved92 = 92,
+	cudaDevAttrReserved93 = 93,
+	cudaDevAttrReserved94 = 94,
+	cudaDevAttrCooperativeLaunch = 95,
+	cudaDevAttrReserved96 = 96,
+	cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+	cudaDevAttrCanFlushRemoteWrites = 98,
+	cudaDevAttrHostRegisterSupported = 99,
+	cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+	cudaDevAttrDirectManagedMemAccessFromHost = 101,
+	cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+	cudaDevAttrMaxPersistingL2CacheSize = 108,
+	cudaDevAttrMaxAccessPolicyWindowSize = 109,
+	cudaDevAttrReservedSharedMemoryPerBlock = 111,
+	cudaDevAttrSparseCudaArraySupported = 112,
+	cudaDevAttrHostRegisterReadOnlySupported = 113,
+	cudaDevAttrTimelineSemaphoreInteropSupported = 114,
+	cudaDevAttrMemoryPoolsSupported = 115,
+	cudaDevAttrGPUDirectRDMASupported = 116,
+	cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+	cudaDevAttrGPUDirectRDMAWritesOrdering = 118,
+	cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+	cudaDevAttrClusterLaunch = 120,
+	cudaDevAttrDeferredMappingCudaArraySupported = 121,
+	cudaDevAttrReserved122 = 122,
+	cudaDevAttrReserved123 = 123,
+	cudaDevAttrReserved124 = 124,
+	cudaDevAttrIpcEventSupport = 125,
+	cudaDevAttrMemSyncDomainCount = 126,
+	cudaDevAttrReserved127 = 127,
+	cudaDevAttrReserved128 = 128,
+	cudaDevAttrReserved129 = 129,
+	cudaDevAttrNumaConfig = 130,
+	cudaDevAttrNumaId = 131,
+	cudaDevAttrReserved132 = 132,
+	cudaDevAttrMpsEnabled = 133,
+	cudaDevAttrHostNumaId = 134,
+	cudaDevAttrD3D12CigSupported = 135,
+	cudaDevAttrVulkanCigSupported = 138,
+	cudaDevAttrGpuPciDeviceId = 139,
+	cudaDevAttrGpuPciSubsystemId = 140,
+	cudaDevAttrReserved141 = 141,
+	cudaDevAttrHostNumaMemoryPoolsSupported = 142,
+	cudaDevAttrHostNumaMultinodeIpcSupported = 143,
+	cudaDevAttrHostMemoryPoolsSupported = 144,
+	cudaDevAttrReserved145 = 145,
+	cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
+	cudaDevAttrMax
+};
+
+#endif /* UVM_DRIVER_TYPES_H */

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+/*
+ * copy.cpp - cuMemcpy*, cuMemsetD* and their asynchronous forms, through
+ * the driver's copy engines (UVM_IOC_COPY, UVM_IOC_MEMSET).
+ *
+ * Copies and sets are jobs of the VA space's queue, ordered by fence with
+ * the prefetches and discards: a stream is the fences of its work
+ * (stream.cpp), so they are stream ordered for free.  The copy engine of
+ * the stream's device works; managed memory is accessed as that GPU would
+ * access it (the memory policy decides residency, as a kernel on the device
+ * would), so copies neither record nor change the last-prefetch location
+ * (probe_devmem.txt "dm.managed.lastprefetch").
+ *
+ * Validation, NVIDIA's (probe_devmem.txt, probe_copy.txt, probe_null.txt),
+ * before anything is queued:
+ *  - a side is a byte range [p, p + n) inside one allocation (as asked for:
+ *    a sub-allocation's neighbour is out of bounds, "cp.straddle.next.*"),
+ *    or ordinary process memory touching none; NULL never is;
+ *  - with unified addressing the "host" side of cuMemcpyHtoD/DtoH may be
+ *    any memory ("null.htod_src_is_device"), cuMemcpy's sides too; a
+ *    "device" side (cuMemcpyHtoD's destination, DtoH's source, both of
+ *    DtoD, a memset's destination) must be memory a GPU can use: ordinary
+ *    memory only where CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS is 1;
+ *  - memory registered READ_ONLY is never a destination;
+ *  - cuMemsetD16/D32 need an aligned destination; 0 bytes succeed before
+ *    any other check ("cp.memcpy.dtod.size0.bad").
+ *
+ * Synchronisation, as CUDA's "API synchronization behavior" says:
+ *  - the synchronous copies return when the copy is done, except between
+ *    device memory (device or managed) where they return at once, in stream
+ *    order on the default stream;
+ *  - the synchronous sets return at once except for host memory;
+ *  - CU_POINTER_ATTRIBUTE_SYNC_MEMOPS (set on managed memory, and on device
+ *    memory by a P2P_TOKENS query) makes them synchronous;
+ *  - the asynchronous forms return at once, except with pageable memory,
+ *    which NVIDIA's driver stages before returning
+ *    ("env.cp.async.htod.pageable_staged_at_call"): the driver pins pageable
+ *    memory and reads it when the job runs, so libuvm waits for such jobs.
+ * Overlapping copies (undefined in CUDA) run as NVIDIA's do, like memmove,
+ * through a bounce buffer.  An error of a job the call waited for is the
+ * call's; otherwise the stream's synchronisation reports it.
+ */
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <vector>
+
+#include "internal.h"
+
+namespace uvm {
+namespace {
+
+/* What a side of a copy must be. */
+enum class Role {
+	any,	/* the host side of cuMemcpyHtoD/DtoH, both sides of cuMemcpy */
+	device,	/* memory a GPU can use */
+};
+
+struct Side {
+	uint64_t addr = 0;
+	Allocation *a = nullptr;	/* nullptr: ordinary process memory */
+};
+
+/**
+ * classify() - validate one side of a copy or set
+ * @p:		first byte
+ * @n:		bytes, > 0
+ * @role:	Role::any or Role::device
+ * @write:	the destination
+ * @side:	out
+ *
+ * Context: State::mu held.
+ * Return: CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE.
+ */
+CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
+{
+	if (!p || p + n < p)
+		return CUDA_ERROR_INVALID_VALUE;
+	side->addr = p;
+	side->a = find_allocation(p);
+	if (Allocation *a = side->a) {
+		if (p + n - a->base > a->size)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (write && a->kind == Kind::registered && a->read_only)
+			return CUDA_ERROR_INVALID_VALUE;
+		return CUDA_SUCCESS;
+	}
+	if (touches_library_memory(p, n))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (role == Role::device && !pageable_memory_access())
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/* Device or managed memory without SYNC_MEMOPS: work on it need not finish
+ * before a synchronous call returns. */
+bool async_ok(const Side &s)
+{
+	return s.a && (s.a->kind == Kind::device || s.a->kind == Kind::managed) &&
+	       !s.a->sync_memops;
+}
+
+/* The driver's refusals at submission, as CUDA names them. */
+CUresult submit_error(int r)
+{
+	/* -EPERM: a read-only destination; -EFAULT: ordinary memory that
+	 * cannot be pinned (NVIDIA's driver crashes there instead:
+	 * "null.memcpyhtod_unmappedsrc"). */
+	if (r == -EPERM || r == -EFAULT)
+		return CUDA_ERROR_INVALID_VALUE;
+	return from_errno(r);
+}
+
+/**
+ * class Job - the fences of one call's driver jobs
+ */
+class Job {
+public:
+	explicit Job(int gpu) : gpu_(gpu) {}
+
+	/* One UVM_IOC_COPY per UVM_COPY_MAX_BYTES.  State::mu held. */
+	int copy(uint64_t dst, uint64_t src, uint64_t n)
+	{
+		for (uint64_t off = 0; off < n;) {
+			struct uvm_ioc_copy c {};
+			uint64_t len = std::min<uint64_t>(n - off, UVM_COPY_MAX_BYTES);
+
+			c.dst = dst + off;
+			c.src = src + off;
+			c.length = len;
+			c.gpu_index = static_cast<__u32>(gpu_);
+			c.flags = UVM_COPY_ASYNC;
+			if (int r = state().dev.ioctl(UVM_IOC_COPY, &c))
+				return r;
+			fences_.push_back(c.fence);
+			off += len;
+		}
+		return 0;
+	}
+
+	/* One UVM_IOC_MEMSET per UVM_COPY_MAX_BYTES.  State::mu held. */
+	int set(uint64_t dst, uint32_t value, uint32_t elem, uint64_t count)
+	{
+		const uint64_t per_job = UVM_COPY_MAX_BYTES / elem;
+
+		for (uint64_t done = 0; done < count;) {
+			struct uvm_ioc_memset m {};
+			uint64_t k = std::min(count - done, per_job);
+
+			m.dst = dst + done * elem;
+			m.count = k;
+			m.value = value;
+			m.element_size = elem;
+			m.gpu_index = static_cast<__u32>(gpu_);
+			m.flags = UVM_COPY_ASYNC;
+			if (int r = state().dev.ioctl(UVM_IOC_MEMSET, &m))
+				return r;
+			fences_.push_back(m.fence);
+			done += k;
+		}
+		return 0;
+	}
+
+	/* Hand the fences to a stream (errors reported by its sync), or
+	 * just account for them (the caller waits).  State::mu held. */
+	void publish(Stream *st, bool waiting)
+	{
+		for (uint64_t f : fences_) {
+			if (waiting)
+				note_fence(f);
+			else
+				stream_add_fence(st, f);
+		}
+	}
+
+	/* Wait for every fence; the first job error. */
+	CUresult wait()
+	{
+		State &s = state();
+		int first = 0;
+
+		if (fences_.empty())
+			return CUDA_SUCCESS;
+		if (int r = s.fences.wait(s.dev, fences_.back(), false))
+			return from_errno(r);
+		for (uint64_t f : fences_) {
+			int e = s.fences.take_error(f);
+			if (e && !first)
+				first = e;
+		}
+		return submit_error(first);
+	}
+
+private:
+	int gpu_;
+	std::vector<uint64_t> fences_;
+};
+
+/* How a call synchronises. */
+enum class Mode {
+	sync_copy,	/* cuMemcpy, cuMemcpyHtoD, ... */
+	sync_set,	/* cuMemsetD8, ... */
+	async,		/* the Async forms */
+};
+
+/**
+ * struct Request - one copy or set as the API was called
+ */
+struct Request {
+	bool is_set = false;
+	uint64_t dst = 0, src = 0;
+	uint64_t count = 0;		/* bytes, or elements of a set */
+	uint32_t value = 0, elem = 1;	/* sets */
+	Role dst_role = Role::device, src_role = Role::device;
+};
+
+/**
+ * execute() - validate, queue and, where CUDA says so, wait
+ * @req:	the request
+ * @h:		the stream (the async forms) or ignored (the default stream)
+ * @ptds:	NULL means the calling thread's per-thread stream
+ * @mode:	how the call synchronises
+ *
+ * Return: a CUresult.
+ */
+CUresult execute(const Request &req, CUstream h, bool ptds, Mode mode)
+{
+	State &s = state();
+	std::unique_ptr<char[]> bounce;
+	Side dst, src;
+	Stream *st;
+	bool waiting;
+
+	if (CUresult r = check_init())
+		return r;
+	std::unique_lock<std::mutex> lock(s.mu);
+	if (CUresult r = resolve_stream(mode == Mode::async ? h : nullptr, ptds, &st))
+		return r;
+	if (!req.count)
+		return CUDA_SUCCESS;
+	if (!driver_has_memory_api())
+		return CUDA_ERROR_NOT_SUPPORTED;
+	const uint64_t bytes = req.count * req.elem;
+	if (bytes / req.elem != req.count || (req.is_set && req.dst % req.elem))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = classify(req.dst, bytes, req.dst_role, true, &dst))
+		return r;
+	if (!req.is_set) {
+		if (CUresult r = classify(req.src, bytes, req.src_role, false, &src))
+			return r;
+	}
+
+	Job job(st->ctx->device);
+	int r;
+	const bool overlap = !req.is_set && dst.addr != src.addr && dst.addr < src.addr + bytes &&
+			     src.addr < dst.addr + bytes;
+	if (req.is_set) {
+		r = job.set(dst.addr, req.value, req.elem, req.count);
+		waiting = mode == Mode::async ? !dst.a : !async_ok(dst);
+	} else if (overlap) {
+		bounce.reset(new char[bytes]);
+		uint64_t tmp = reinterpret_cast<uintptr_t>(bounce.get());
+		r = job.copy(tmp, src.addr, bytes);
+		if (!r)
+			r = job.copy(dst.addr, tmp, bytes);
+		waiting = true;
+	} else {
+		r = job.copy(dst.addr, src.addr, bytes);
+		waiting = mode == Mode::async ? !dst.a || !src.a : !async_ok(dst) || !async_ok(src);
+	}
+	/* What was queued before a refusal still runs: its fences count. */
+	job.publish(st, waiting);
+	if (r && !waiting)
+		return submit_error(r);
+	lock.unlock();
+	CUresult w = waiting ? job.wait() : CUDA_SUCCESS;
+	return r ? submit_error(r) : w;
+}
+
+CUresult memcpy_call(CUdeviceptr dst, CUdeviceptr src, size_t n, Role dr, Role sr, CUstream h,
+		     bool ptds, Mode mode)
+{
+	Request req;
+
+	req.dst = dst;
+	req.src = src;
+	req.count = n;
+	req.dst_role = dr;
+	req.src_role = sr;
+	return guard([&] { return execute(req, h, ptds, mode); });
+}
+
+CUresult memset_call(CUdeviceptr dst, uint32_t value, uint32_t elem, size_t n, CUstream h,
+		     bool ptds, Mode mode)
+{
+	Request req;
+
+	req.is_set = true;
+	req.dst = dst;
+	req.value = value;
+	req.elem = elem;
+	req.count = n;
+	return guard([&] { return execute(req, h, ptds, mode); });
+}
+
+inline uint64_t u64(CUdeviceptr p)
+{
+	return p;
+}
+
+inline uint64_t u64(const void *p)
+{
+	return reinterpret_cast<uintptr_t>(p);
+}
+
+} // namespace
+
+/* The runtime's cudaMemcpy kinds onto the driver's roles (runtime.cpp). */
+CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
+			bool ptds, bool async)
+{
+	Role dr = Role::any, sr = Role::any;
+
+	/* 0 bytes succeed whatever the kind ("rc.memcpy.size0.kind5"). */
+	if (!count)
+		return memcpy_call(u64(dst), u64(src), 0, dr, sr, h, ptds,
+				   async ? Mode::async : Mode::sync_copy);
+	switch (kind) {
+	case cudaMemcpyHostToDevice:
+		dr = Role::device;
+		break;
+	case cudaMemcpyDeviceToHost:
+		sr = Role::device;
+		break;
+	case cudaMemcpyDeviceToDevice:
+		dr = sr = Role::device;
+		break;
+	case cudaMemcpyHostToHost:	/* any memory: "null.rt_memcpy_h2h_is_d2d" */
+	case cudaMemcpyDefault:
+		break;
+	default:
+		/* A runtime-only code: to_runtime() passes it through. */
+		return static_cast<CUresult>(cudaErrorInvalidMemcpyDirection);
+	}
+	return memcpy_call(u64(dst), u64(src), count, dr, sr, h, ptds,
+			   async ? Mode::async : Mode::sync_copy);
+}
+
+CUresult runtime_memset(void *dst, int value, size_t count, CUstream h, bool ptds, bool async)
+{
+	return memset_call(u64(dst), static_cast<unsigned char>(value), 1, count, h, ptds,
+			   async ? Mode::async : Mode::sync_set);
+}
+
+} // namespace uvm
+
+using namespace uvm;
+
+/*
+ * The exported forms: each documented name, its _v2 symbol where cuda.h maps
+ * it onto one, and the per-thread-default-stream symbol (_ptds for the
+ * synchronous calls, _ptsz for the asynchronous ones).
+ */
+#define COPY_SYNC(name, dtype, stype, dr, sr)						\
+extern "C" CUresult name(dtype dst, stype src, size_t n) noexcept			\
+{											\
+	return memcpy_call(u64(dst), u64(src), n, dr, sr, nullptr, false, Mode::sync_copy); \
+}											\
+extern "C" CUresult name##_ptds(dtype dst, stype src, size_t n) noexcept		\
+{											\
+	return memcpy_call(u64(dst), u64(src), n, dr, sr, nullptr, true, Mode::sync_copy); \
+}
+
+#define COPY_ASYNC(name, dtype, stype, dr, sr)						\
+extern "C" CUresult name(dtype dst, stype src, size_t n, CUstream h) noexcept		\
+{											\
+	return memcpy_call(u64(dst), u64(src), n, dr, sr, h, false, Mode::async);	\
+}											\
+extern "C" CUresult name##_ptsz(dtype dst, stype src, size_t n, CUstream h) noexcept	\
+{											\
+	return memcpy_call(u64(dst), u64(src), n, dr, sr, h, true, Mode::async);	\
+}
+
+#define SET_SYNC(name, vtype, elem)							\
+extern "C" CUresult name(CUdeviceptr dst, vtype v, size_t n) noexcept			\
+{											\
+	return memset_call(dst, v, elem, n, nullptr, false, Mode::sync_set);		\
+}											\
+extern "C" CUresult name##_ptds(CUdeviceptr dst, vtype v, size_t n) noexcept		\
+{											\
+	return memset_call(dst, v, elem, n, nullptr, true, Mode::sync_set);		\
+}
+
+#define SET_ASYNC(name, vtype, elem)							\
+extern "C" CUresult name(CUdeviceptr dst, vtype v, size_t n, CUstream h) noexcept	\
+{											\
+	return memset_call(dst, v, elem, n, h, false, Mode::async);			\
+}											\
+extern "C" CUresult name##_ptsz(CUdeviceptr dst, vtype v, size_t n, CUstream h) noexcept \
+{											\
+	return memset_call(dst, v, elem, n, h, true, Mode::async);			\
+}
+
+#undef cuMemcpy
+#undef cuMemcpyHtoD
+#undef cuMemcpyDtoH
+#undef cuMemcpyDtoD
+#undef cuMemcpyAsync
+#undef cuMemcpyHtoDAsync
+#undef cuMemcpyDtoHAsync
+#undef cuMemcpyDtoDAsync
+#undef cuMemsetD8
+#undef cuMemsetD16
+#undef cuMemsetD32
+#undef cuMemsetD8Async
+#undef cuMemsetD16Async
+#undef cuMemsetD32Async
+
+COPY_SYNC(cuMemcpy, CUdeviceptr, CUdeviceptr, Role::any, Role::any)
+COPY_SYNC(cuMemcpyHtoD_v2, CUdeviceptr, const void *, Role::device, Role::any)
+COPY_SYNC(cuMemcpyDtoH_v2, void *, CUdeviceptr, Role::any, Role::device)
+COPY_SYNC(cuMemcpyDtoD_v2, CUdeviceptr, CUdeviceptr, Role::device, Role::device)
+COPY_ASYNC(cuMemcpyAsync, CUdeviceptr, CUdeviceptr, Role::any, Role::any)
+COPY_ASYNC(cuMemcpyHtoDAsync_v2, CUdeviceptr, const void *, Role::device, Role::any)
+COPY_ASYNC(cuMemcpyDtoHAsync_v2, void *, CUdeviceptr, Role::any, Role::device)
+COPY_ASYNC(cuMemcpyDtoDAsync_v2, CUdeviceptr, CUdeviceptr, Role::device, Role::device)
+SET_SYNC(cuMemsetD8_v2, unsigned char, 1)
+SET_SYNC(cuMemsetD16_v2, unsigned short, 2)
+SET_SYNC(cuMemsetD32_v2, unsigned int, 4)
+SET_ASYNC(cuMemsetD8Async, unsigned char, 1)
+SET_ASYNC(cuMemsetD16Async, unsigned short, 2)
+SET_ASYNC(cuMemsetD32Async, unsigned int, 4)

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+/*
+ * device.cpp - the process state: /dev/uvm, initialisation, fork, devices
+ * and their attributes.
+ *
+ * cuInit() opens /dev/uvm once per process (one VA space), reads
+ * GET_VERSION and GPU_INFO of every GPU.  A fork() child inherits the
+ * descriptor, but the driver refuses it (-EPERM): the child's libuvm answers
+ * CUDA_ERROR_NOT_INITIALIZED to everything, cuInit() included, as NVIDIA's
+ * driver does (tests/real-driver/results/probe_fork.txt).
+ */
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#include "config.h"
+
+namespace uvm {
+
+State &state()
+{
+	/* Never destroyed: other libraries' destructors may still call us. */
+	static State *s = new State;
+	return *s;
+}
+
+ThreadState &thread_state()
+{
+	thread_local ThreadState ts;
+	State &s = state();
+
+	if (ts.generation != s.generation.load()) {
+		/* Contexts of an earlier life (before a cudaDeviceReset of
+		 * everything, or in the parent of a fork) are gone. */
+		ts.stack.clear();
+		ts.ptds.clear();
+		ts.generation = s.generation.load();
+	}
+	return ts;
+}
+
+Device::~Device()
+{
+	if (fd_ >= 0)
+		::close(fd_);
+}
+
+/**
+ * Device::open() - open /dev/uvm and learn the driver
+ *
+ * Return: 0, or -errno (-ENOENT/-ENODEV: no driver, -EPROTO: an
+ * incompatible API major version or a module older than 1.1).
+ */
+int Device::open()
+{
+	int fd = ::open(UVM_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	fd_ = fd;
+	int r = ioctl(UVM_IOC_GET_VERSION, &version);
+	if (r)
+		return r;
+	if (version.major != UVM_API_VERSION_MAJOR || version.minor < 1)
+		return -EPROTO;
+	gpus.assign(version.num_gpus, {});
+	for (unsigned int i = 0; i < version.num_gpus; i++) {
+		gpus[i].gpu_index = i;
+		r = ioctl(UVM_IOC_GPU_INFO, &gpus[i]);
+		if (r)
+			return r;
+		gpus[i].name[sizeof(gpus[i].name) - 1] = '\0';
+	}
+	return 0;
+}
+
+/**
+ * Device::ioctl() - the one ioctl wrapper
+ * @cmd:	UVM_IOC_* / UVM_TEST_IOC_*
+ * @arg:	its structure, zero-initialised by the caller
+ *
+ * Return: 0 or -errno; EINTR is retried (the driver's waits are killable,
+ * so only a dying task sees it for good).
+ */
+int Device::ioctl(unsigned long cmd, void *arg) const
+{
+	int r;
+
+	do {
+		r = ::ioctl(fd_, cmd, arg);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
+
+static void read_numa_nodes(std::vector<int> &nodes)
+{
+	char buf[4096];
+	FILE *f = std::fopen("/sys/devices/system/node/has_memory", "re");
+	size_t n = 0;
+
+	nodes.clear();
+	if (f) {
+		n = std::fread(buf, 1, sizeof(buf) - 1, f);
+		std::fclose(f);
+	}
+	buf[n] = '\0';
+	/* A list such as "0-1,3". */
+	for (char *p = buf; *p;) {
+		char *end;
+		long a = std::strtol(p, &end, 10), b;
+
+		if (end == p)
+			break;
+		b = a;
+		if (*end == '-')
+			b = std::strtol(end + 1, &end, 10);
+		for (long i = a; i <= b && i < 4096; i++)
+			nodes.push_back(static_cast<int>(i));
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (nodes.empty())
+		nodes.push_back(0);
+}
+
+static void atfork_child()
+{
+	State &s = state();
+
+	/* The locks may be held by a thread that does not exist here; the
+	 * child never takes them again: every call checks `forked` first. */
+	s.forked = true;
+	s.generation++;
+}
+
+static void register_atfork()
+{
+	static std::once_flag once;
+
+	std::call_once(once, [] { pthread_atfork(nullptr, nullptr, atfork_child); });
+}
+
+CUresult check_init()
+{
+	State &s = state();
+
+	if (s.forked.load() || !s.initialized.load(std::memory_order_acquire))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return CUDA_SUCCESS;
+}
+
+/**
+ * current_context() - the calling thread's current context, alive
+ * @ctx:	out
+ *
+ * Return: CUDA_SUCCESS, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
+ * (none current), CUDA_ERROR_CONTEXT_IS_DESTROYED (the current one was
+ * destroyed, or is a primary context released to zero).
+ */
+CUresult current_context(Context **ctx)
+{
+	CUresult r = check_init();
+
+	if (r)
+		return r;
+	ThreadState &ts = thread_state();
+	if (ts.stack.empty() || !ts.stack.back())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	std::lock_guard<std::mutex> lock(state().mu);
+	Context *c = ts.stack.back();
+	if (!c->alive)
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	*ctx = c;
+	return CUDA_SUCCESS;
+}
+
+bool valid_device(int dev)
+{
+	return dev >= 0 && dev < state().num_devices;
+}
+
+bool valid_numa_node(int node)
+{
+	for (int n : state().numa_nodes)
+		if (n == node)
+			return true;
+	return false;
+}
+
+/*
+ * The simulated GPU's attributes.  Compute-side values describe a
+ * Hopper-class part (they matter to nobody here); the memory-related ones
+ * say what libuvm and the driver really do.
+ */
+static int device_attribute(int attr, int dev)
+{
+	const struct uvm_ioc_gpu_info &gi = state().dev.gpus[dev];
+	const uint64_t caps = state().dev.version.caps;
+
+	switch (attr) {
+	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+	case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+	case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
+		return 1;
+	case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS:
+		return (caps & (UVM_CAP_HMM_MIRROR | UVM_CAP_DEVICE_PRIVATE)) ? 1 : 0;
+	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
+		return static_cast<int>(gi.copy_engines);
+	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID:
+		return state().numa_nodes.front();
+	case CU_DEVICE_ATTRIBUTE_NUMA_ID:
+		return -1;
+	/* Host memory is pinned and mapped for every GPU at its own address
+	 * (UVM_IOC_HOST_REGISTER), read-only on request. */
+	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM:
+	case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED:
+		return driver_has_memory_api();
+	/* Not there until the kernel backs the VMM and IPC calls. */
+	case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES:
+	case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST:
+	case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS:
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING:
+	case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES:
+	case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_NUMA_CONFIG:
+	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_ECC_ENABLED:
+	case CU_DEVICE_ATTRIBUTE_INTEGRATED:
+	case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT:
+	case CU_DEVICE_ATTRIBUTE_TCC_DRIVER:
+	case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD:
+	case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID:
+	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
+	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+	case CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID:
+	case CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID:
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
+		return 0;
+	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+		return dev;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+		return 9;
+	case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+		return 32;
+	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+		return 32;
+	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+		return 1024;
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+		return 64;
+	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+	case CU_DEVICE_ATTRIBUTE_MAX_PITCH:
+		return 2147483647;
+	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+		return 65535;
+	case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+		return 1000000;	/* kHz */
+	case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+		return 1000000;
+	case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+		return 4096;
+	case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+		return 50 << 20;
+	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+		return 2048;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+		return 49152;
+	case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
+	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
+	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+		return 65536;
+	case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
+	case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT:
+		return 512;
+	case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT:
+		return 32;
+	case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO:
+		return 2;
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
+		return 32;
+	case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT:
+		return 1;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1:
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1:
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1:
+	case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK:
+	case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH:
+	case CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES:
+		return 0;
+	default:
+		/* Texture and surface limits and the remaining capability
+		 * flags: present (1) or a generous limit. */
+		if (attr >= CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH &&
+		    attr <= CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH)
+			return 32768;
+		return 1;
+	}
+}
+
+} // namespace uvm
+
+using namespace uvm;
+
+extern "C" CUresult cuInit(unsigned int Flags) noexcept
+{
+	return guard([&]() -> CUresult {
+		State &s = state();
+
+		register_atfork();
+		if (s.forked.load())
+			return CUDA_ERROR_NOT_INITIALIZED;
+		if (Flags)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::lock_guard<std::mutex> lock(s.mu);
+		if (s.initialized.load())
+			return CUDA_SUCCESS;
+		int r = s.dev.open();
+		if (r == -ENOENT || r == -ENODEV || r == -ENXIO)
+			return CUDA_ERROR_NO_DEVICE;
+		if (r == -EPROTO || r == -ENOTTY)
+			return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+		if (r)
+			return from_errno(r);
+		if (s.dev.version.num_gpus == 0)
+			return CUDA_ERROR_NO_DEVICE;
+		s.num_devices = static_cast<int>(s.dev.version.num_gpus);
+		read_numa_nodes(s.numa_nodes);
+		for (int d = 0; d < s.num_devices; d++) {
+			auto ctx = std::make_unique<Context>();
+
+			ctx->device = d;
+			ctx->primary = true;
+			ctx->alive = false;
+			ctx->legacy = std::make_unique<Stream>();
+			ctx->legacy->ctx = ctx.get();
+			ctx->legacy->legacy = true;
+			s.primaries.push_back(ctx.get());
+			s.known_contexts.insert(ctx.get());
+			s.contexts.push_back(std::move(ctx));
+		}
+		s.initialized.store(true, std::memory_order_release);
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" CUresult cuDriverGetVersion(int *driverVersion) noexcept
+{
+	if (!driverVersion)
+		return CUDA_ERROR_INVALID_VALUE;
+	*driverVersion = kApiVersion;
+	return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuDeviceGetCount(int *count) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	*count = state().num_devices;
+	return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuDeviceGet(CUdevice *device, int ordinal) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_device(ordinal))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*device = ordinal;
+	return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuDeviceGetName(char *name, int len, CUdevice dev) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	/* len <= 0 crashes NVIDIA's driver (probe_null); we refuse it. */
+	if (!name || len <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	std::snprintf(name, static_cast<size_t>(len), "%s", state().dev.gpus[dev].name);
+	return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	if (!bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*bytes = state().dev.gpus[dev].vidmem_size;
+	return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (attrib < 1 || attrib > kLastDeviceAttribute)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pi = device_attribute(attrib, dev);
+	return CUDA_SUCCESS;
+}
+
+extern "C" CUresult uvmGetDriverApiVersion(unsigned int *major, unsigned int *minor) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	if (!major || !minor)
+		return CUDA_ERROR_INVALID_VALUE;
+	*major = state().dev.version.major;
+	*minor = state().dev.version.minor;
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * internal.h - libuvm's state and helpers shared by its translation units.
+ *
+ * Layering (Documentation/libuvm.rst):
+ *
+ *   public cu* / cuda* / uvm* function       (api_*.cpp, runtime.cpp, sim.cpp)
+ *     -> argument checks in CUDA's order, the userspace tables below
+ *     -> a zero-initialised uapi structure
+ *     -> uvm::Device::ioctl(): one ioctl(2), EINTR retried, -errno returned
+ *     -> uvm::from_errno(): the one -errno -> CUresult mapping
+ *
+ * Every exported function runs its body through uvm::guard(), so no C++
+ * exception crosses the C ABI: std::bad_alloc becomes
+ * CUDA_ERROR_OUT_OF_MEMORY, anything else CUDA_ERROR_UNKNOWN.
+ *
+ * Locking: State::mu (one mutex) protects every table of State: contexts,
+ * streams, events, allocations and their last-prefetch shadows.  It is held
+ * across the short ioctls (ADVISE, MIGRATE submission, RANGE_QUERY,
+ * POINTER_INFO, mmap/munmap) so that an allocation cannot disappear under a
+ * call using it, and never across a blocking wait (FENCE_WAIT without POLL,
+ * a simulated launch).  FenceTracker::mu is a leaf lock.
+ */
+#ifndef LIBUVM_INTERNAL_H
+#define LIBUVM_INTERNAL_H
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "cuda.h"
+#include "cuda_runtime_api.h"
+
+#include "uvm.h"
+#include "uvm_test.h"
+
+/* The per-thread-default-stream entry points (cuda.h declares them only
+ * under CUDA_API_PER_THREAD_DEFAULT_STREAM). */
+extern "C" {
+CUresult cuStreamQuery_ptsz(CUstream hStream) noexcept;
+CUresult cuStreamSynchronize_ptsz(CUstream hStream) noexcept;
+CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) noexcept;
+CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) noexcept;
+CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) noexcept;
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) noexcept;
+CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+				    unsigned int flags, CUstream hStream) noexcept;
+CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+				      CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+				      size_t numPrefetchLocs, unsigned long long flags,
+				      CUstream hStream) noexcept;
+CUresult cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+				     unsigned long long flags, CUstream hStream) noexcept;
+CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+						CUmemLocation *prefetchLocs,
+						size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+						unsigned long long flags, CUstream hStream) noexcept;
+}
+
+namespace uvm {
+
+/* The ABI of uapi/uvm.h, checked here as the module checks it. */
+static_assert(sizeof(struct uvm_ioc_version) == 56);
+static_assert(sizeof(struct uvm_ioc_gpu_info) == 152);
+static_assert(sizeof(struct uvm_ioc_get_counters) == 16);
+static_assert(sizeof(struct uvm_location) == 8);
+static_assert(sizeof(struct uvm_ioc_advise) == 48);
+static_assert(sizeof(struct uvm_range) == 16);
+static_assert(sizeof(struct uvm_ioc_migrate) == 80);
+static_assert(sizeof(struct uvm_ioc_fence_wait) == 24);
+static_assert(sizeof(struct uvm_ioc_range_query) == 64);
+static_assert(sizeof(struct uvm_ioc_pointer_info) == 56);
+static_assert(sizeof(struct uvm_ioc_host_register) == 48);
+static_assert(sizeof(struct uvm_ioc_host_unregister) == 32);
+static_assert(sizeof(struct uvm_ioc_copy) == 56);
+static_assert(sizeof(struct uvm_ioc_memset) == 56);
+static_assert(sizeof(struct uvm_test_gpu_op) == 80);
+static_assert(sizeof(struct uvm_test_launch) == 80);
+static_assert(sizeof(struct uvm_test_residency) == 32);
+/* CUDA's layouts this library promises. */
+static_assert(sizeof(CUmemLocation) == 8);
+static_assert(sizeof(struct cudaMemLocation) == 8);
+static_assert(sizeof(CUdeviceptr) == 8);
+
+/* The CUDA driver and runtime API version libuvm implements. */
+constexpr int kApiVersion = 13000;
+/* The attribute numbers cuDeviceGetAttribute knows (CUDA 13.0: 1 .. 147). */
+constexpr int kLastDeviceAttribute = 147;
+/* Managed allocations are mapped in whole VA blocks of the driver. */
+constexpr uint64_t kMappingGranule = UVM_VA_BLOCK_SIZE;
+/* Device memory and page-locked host memory come in chunks of this size;
+ * smaller requests share one (tests/real-driver/results/probe_copy.txt,
+ * "cp.place.*", "cp.pa.host1000.18"). */
+constexpr uint64_t kChunkSize = 2ULL << 20;
+/* Sub-allocations start at multiples of this ("cp.place.*": 512). */
+constexpr uint64_t kSubAllocAlign = 512;
+
+/* errno -> CUresult, the one mapping (errors.cpp). */
+CUresult from_errno(int neg_errno);
+/* CUresult -> cudaError_t for the runtime calls (errors.cpp). */
+cudaError_t to_runtime(CUresult r);
+
+/**
+ * class Device - the open /dev/uvm of this process (one VA space).
+ */
+class Device {
+public:
+	~Device();
+	/* open(2) the node and read GET_VERSION; -errno on failure. */
+	int open();
+	/* One ioctl, EINTR retried; 0 or -errno. */
+	int ioctl(unsigned long cmd, void *arg) const;
+	int fd() const { return fd_; }
+
+	struct uvm_ioc_version version {};
+	std::vector<struct uvm_ioc_gpu_info> gpus;
+
+private:
+	int fd_ = -1;
+};
+
+/**
+ * class FenceTracker - completion and errors of the driver's migrate fences.
+ *
+ * Fences of the VA space complete in submission order.  The driver reports a
+ * failed batch's error once, to the first FENCE_WAIT on that fence; the
+ * tracker collects every error up to the highest fence it has seen complete,
+ * so that the stream that submitted a batch gets its error however the fence
+ * was waited for.
+ */
+class FenceTracker {
+public:
+	/* Wait for (or with poll, test) fence f; 0, -EAGAIN or -EINTR. */
+	int wait(const Device &dev, uint64_t f, bool poll);
+	/* Remove and return the recorded error of fence f, or 0. */
+	int take_error(uint64_t f);
+	int peek_error(uint64_t f);
+	void reset();
+
+private:
+	void harvest(const Device &dev, uint64_t upto);
+
+	std::mutex mu_;
+	uint64_t harvested_ = 0;	/* errors of fences <= this are collected */
+	std::map<uint64_t, int> errors_;
+};
+
+struct Context;
+
+/**
+ * struct Stream - a CUDA stream.  Stream order is the driver's fence order:
+ * the stream remembers the fences of its work (and of events it waits on).
+ */
+struct Stream {
+	Context *ctx = nullptr;
+	unsigned int flags = 0;
+	bool legacy = false;		/* the context's legacy NULL stream */
+	bool per_thread = false;	/* a thread's per-thread default stream */
+	uint64_t last = 0;		/* fence all earlier work of the stream is in */
+	std::vector<uint64_t> pending;	/* fences whose errors it has to report */
+};
+
+/** struct Event - a CUDA event: the fence of the work recorded before it. */
+struct Event {
+	Context *ctx = nullptr;
+	unsigned int flags = 0;
+	uint64_t fence = 0;		/* 0: never recorded, or nothing to wait for */
+};
+
+/**
+ * struct Context - a CUDA context.  Never freed: a destroyed context stays as
+ * a handle that answers CUDA_ERROR_CONTEXT_IS_DESTROYED, as NVIDIA's does.
+ */
+struct Context {
+	int device = 0;
+	unsigned int flags = 0;
+	bool primary = false;
+	bool alive = true;
+	int refcount = 0;		/* primary contexts: retains */
+	std::unique_ptr<Stream> legacy;
+	std::unordered_set<Stream *> streams;	/* created streams */
+	std::unordered_set<Event *> events;
+};
+
+/* A location as the caller gave it (the last-prefetch shadow keeps them). */
+struct Loc {
+	int type = CU_MEM_LOCATION_TYPE_INVALID;
+	int id = 0;
+	bool operator==(const Loc &o) const { return type == o.type && id == o.id; }
+};
+
+/**
+ * class IntervalMap - page ranges -> Loc; assigning splits and merges.
+ */
+class IntervalMap {
+public:
+	void assign(uint64_t start, uint64_t end, Loc loc);
+	/* The Loc covering all of [start, end) or type INVALID if not uniform. */
+	Loc uniform(uint64_t start, uint64_t end) const;
+
+private:
+	struct Seg {
+		uint64_t end;
+		Loc loc;
+	};
+	std::map<uint64_t, Seg> segs_;	/* start -> segment */
+};
+
+/* The kinds of memory the library hands out or knows. */
+enum class Kind {
+	managed,	/* cuMemAllocManaged: an mmap of /dev/uvm */
+	device,		/* cuMemAlloc: a device mmap of /dev/uvm */
+	host,		/* cuMemAllocHost/cuMemHostAlloc: pinned anonymous memory */
+	registered,	/* cuMemHostRegister: the caller's memory, pinned */
+};
+
+/**
+ * struct Chunk - one mapping the library made: a managed range, a device
+ * range, or a pinned host range (anonymous memory registered whole).
+ * Device and host chunks of kChunkSize are shared by sub-allocations; the
+ * others belong to one allocation.
+ */
+struct Chunk {
+	uint64_t base = 0;
+	uint64_t size = 0;
+	Kind kind = Kind::managed;
+	int gpu = 0;			/* device chunks: the GPU */
+	bool shared = false;		/* sub-allocated */
+	uint64_t block_id = 0;		/* the driver's buffer id of the mapping */
+	std::map<uint64_t, uint64_t> used;	/* sub-allocations: start -> bytes */
+};
+
+/**
+ * struct Allocation - one allocation as CUDA reports it.
+ */
+struct Allocation {
+	uint64_t base = 0;		/* what the caller got */
+	uint64_t size = 0;		/* what the caller asked for */
+	uint64_t map_base = 0;		/* MAPPING_BASE_ADDR */
+	uint64_t map_size = 0;		/* MAPPING_SIZE */
+	uint64_t buffer_id = 0;		/* unique per allocation, never reused */
+	uint64_t block_id = 0;		/* MEMORY_BLOCK_ID: the driver's id of the mapping */
+	Kind kind = Kind::managed;
+	int device = 0;			/* device memory: its GPU; else the context's */
+	unsigned int host_flags = 0;	/* host, registered: cuMemHostGetFlags */
+	bool read_only = false;		/* registered READ_ONLY */
+	Chunk *chunk = nullptr;		/* the mapping; registered memory: none */
+	Context *ctx = nullptr;
+	bool sync_memops = true;	/* managed memory starts with it set */
+	IntervalMap last_prefetch;	/* the locations prefetches named */
+};
+
+/* Per-thread state. */
+struct ThreadState {
+	std::vector<Context *> stack;	/* context stack; back() is current */
+	std::map<Context *, std::unique_ptr<Stream>> ptds;	/* per-thread streams */
+	int rt_device = 0;		/* runtime: cudaSetDevice */
+	cudaError_t rt_last_error = cudaSuccess;
+	uint64_t generation = 0;	/* of State, to drop stale pointers */
+};
+ThreadState &thread_state();
+
+/**
+ * struct State - everything of the process.
+ */
+struct State {
+	std::mutex mu;
+	std::atomic<bool> initialized{false};
+	std::atomic<bool> forked{false};	/* we are a fork() child */
+	std::atomic<uint64_t> generation{1};
+	Device dev;
+	FenceTracker fences;
+	int num_devices = 0;
+	std::vector<int> numa_nodes;	/* host NUMA nodes with memory */
+	std::vector<std::unique_ptr<Context>> contexts;	/* never shrinks */
+	std::vector<Context *> primaries;	/* one per device */
+	std::unordered_set<Context *> known_contexts;
+	std::unordered_set<Stream *> known_streams;
+	std::unordered_set<Event *> known_events;
+	std::map<uint64_t, Allocation> allocations;	/* base -> allocation */
+	std::map<uint64_t, Chunk> chunks;	/* base -> mapping of the library */
+	uint64_t next_buffer_id = 0;	/* the last buffer id handed out */
+	std::atomic<uint64_t> last_fence{0};	/* highest fence submitted */
+	std::vector<bool> rt_retained;	/* the runtime holds the primary ctx */
+};
+State &state();
+
+/* Initialisation checks: CUDA_SUCCESS, NOT_INITIALIZED (also in a fork
+ * child). */
+CUresult check_init();
+/* check_init() plus a live current context, returned in *ctx. */
+CUresult current_context(Context **ctx);
+bool valid_device(int dev);
+bool valid_numa_node(int node);
+
+/* Allocation lookup under State::mu: the allocation containing ptr. */
+Allocation *find_allocation(uint64_t ptr);
+/* Does [ptr, ptr + len) touch any allocation or mapping of the library?
+ * (State::mu held). */
+bool touches_library_memory(uint64_t ptr, uint64_t len);
+/* May a GPU use ordinary (pageable) process memory, as CUDA's
+ * PAGEABLE_MEMORY_ACCESS says? */
+bool pageable_memory_access();
+/* Does the driver have device memory, host registration, copies and sets
+ * (API 1.2)? */
+bool driver_has_memory_api();
+
+/* Range checks against a managed allocation (State::mu held). */
+enum class RangeKind { ok, empty, invalid };
+RangeKind check_range(uint64_t ptr, uint64_t count, Allocation **alloc);
+
+/* Memory (memory.cpp), State::mu held: map /dev/uvm at offset (managed or
+ * UVM_MMAP_DEVICE(gpu)) in whole VA blocks; 0 or -errno. */
+int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out);
+/* Record a new chunk and an allocation in it. */
+Chunk *add_chunk(const Chunk &c);
+Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk, Context *ctx);
+/* Sub-allocate size bytes from the shared chunks of a kind (and GPU):
+ * the lowest free place of kSubAllocAlign, or 0 when none has room. */
+uint64_t sub_allocate(Kind kind, int gpu, uint64_t size, Chunk **chunk);
+
+/* Streams (stream.cpp).  resolve_stream() maps NULL / legacy / per-thread
+ * handles onto Stream objects; State::mu held. */
+CUresult resolve_stream(CUstream h, bool per_thread_default, Stream **out);
+/* Record a submitted fence on a stream (State::mu held). */
+void stream_add_fence(Stream *s, uint64_t fence);
+/* Account for a submitted fence the caller waits for itself. */
+void note_fence(uint64_t fence);
+/* Wait for (poll: test) the work of a stream; returns its first async
+ * error, or CUDA_ERROR_NOT_READY when polling unfinished work. */
+CUresult stream_sync(CUstream h, bool per_thread_default, bool poll);
+/* Wait for the work of every stream of a context; its first async error. */
+CUresult context_sync(Context *ctx);
+/* Wait for everything submitted so far (errors stay with their streams). */
+void wait_all();
+/* Fence all work of s and of what it waits on is in (State::mu held). */
+uint64_t stream_barrier(Stream *s);
+
+/* Contexts (context.cpp): tear down a context's allocations and streams;
+ * State::mu held. */
+void context_release_resources(Context *ctx);
+
+/* The CUdevice forms of CUDA 12 (policy.cpp), exported by legacy.cpp. */
+CUresult legacy_advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+		       CUdevice device) noexcept;
+CUresult legacy_prefetch_async(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+			       CUstream hStream, bool ptds) noexcept;
+
+/* Memory (memory.cpp): unmap and forget an allocation; State::mu held. */
+void free_allocation(std::map<uint64_t, Allocation>::iterator it);
+/* Release a chunk: its mapping and, for host chunks, the registration. */
+void release_chunk(Chunk *c);
+
+/* Copies and sets (copy.cpp) for the runtime: kind is a cudaMemcpyKind;
+ * an unknown one answers cudaErrorInvalidMemcpyDirection's number. */
+CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
+			bool ptds, bool async);
+CUresult runtime_memset(void *dst, int value, size_t count, CUstream h, bool ptds, bool async);
+
+/* Run a body, translating exceptions into CUresult. */
+template <typename F>
+CUresult guard(F &&body) noexcept
+{
+	try {
+		return body();
+	} catch (const std::bad_alloc &) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	} catch (...) {
+		return CUDA_ERROR_UNKNOWN;
+	}
+}
+
+/* Page helpers. */
+inline uint64_t page_size() { return state().dev.version.page_size ? state().dev.version.page_size : 4096; }
+inline uint64_t round_down(uint64_t v, uint64_t a) { return v & ~(a - 1); }
+inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+} // namespace uvm
+
+namespace uvm {
+/* The opaque handles of cuda.h are pointers to our objects (never
+ * dereferenced as the incomplete CUDA types). */
+inline CUcontext to_handle(Context *c) { return reinterpret_cast<CUcontext>(c); }
+inline Context *from_handle(CUcontext h) { return reinterpret_cast<Context *>(h); }
+inline CUstream to_handle(Stream *s) { return reinterpret_cast<CUstream>(s); }
+inline Stream *from_handle(CUstream h) { return reinterpret_cast<Stream *>(h); }
+inline CUevent to_handle(Event *e) { return reinterpret_cast<CUevent>(e); }
+inline Event *from_handle(CUevent h) { return reinterpret_cast<Event *>(h); }
+} // namespace uvm
+
+#endif /* LIBUVM_INTERNAL_H */

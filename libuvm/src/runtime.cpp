@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime.cpp - the runtime API equivalents, on the driver API of libuvm.
+ *
+ * As NVIDIA's runtime: the first call initialises the driver; the runtime
+ * works in the primary context of the thread's current device (or in the
+ * context the thread made current through the driver API), retained once
+ * until cudaDeviceReset; every call that fails records its error as the
+ * thread's last error (cudaGetLastError returns and clears it,
+ * cudaPeekAtLastError only returns it); stream 0 is the legacy stream
+ * (cudaStreamPerThread and the _ptsz symbols give the per-thread stream).
+ * Where NVIDIA's runtime differs from its documentation, the probes decide:
+ * cudaMallocManaged, cudaMalloc and cudaMallocHost of 0 bytes succeed with a
+ * NULL pointer (probe_runtime.txt "mm.size0", probe_copy.txt "rc.malloc.0",
+ * "rc.mallochost.0").  cudaMemcpy's kind says which side must be device
+ * memory, as the driver's HtoD/DtoH/DtoD forms do (cudaMemcpyHostToHost and
+ * cudaMemcpyDefault: either side may be anything; probe_null.txt
+ * "null.rt_memcpy_*"); an unknown kind is cudaErrorInvalidMemcpyDirection,
+ * after a 0-byte copy has succeeded.
+ */
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "internal.h"
+
+namespace uvm {
+namespace {
+
+cudaError_t record(cudaError_t e)
+{
+	if (e != cudaSuccess)
+		thread_state().rt_last_error = e;
+	return e;
+}
+
+cudaError_t record(CUresult r)
+{
+	return record(to_runtime(r));
+}
+
+/* Initialise the driver and give the thread a current context. */
+CUresult rt_enter()
+{
+	CUresult r = cuInit(0);
+
+	if (r)
+		return r;
+	ThreadState &ts = thread_state();
+	if (!ts.stack.empty() && ts.stack.back() && ts.stack.back()->alive)
+		return CUDA_SUCCESS;
+	int dev = ts.rt_device;
+	{
+		std::lock_guard<std::mutex> lock(state().mu);
+		State &s = state();
+		if (s.rt_retained.size() < static_cast<size_t>(s.num_devices))
+			s.rt_retained.resize(s.num_devices, false);
+		if (!s.rt_retained[dev]) {
+			Context *ctx = s.primaries[dev];
+			if (ctx->refcount++ == 0)
+				ctx->alive = true;
+			s.rt_retained[dev] = true;
+		}
+	}
+	if (ts.stack.empty())
+		ts.stack.push_back(state().primaries[dev]);
+	else
+		ts.stack.back() = state().primaries[dev];
+	return CUDA_SUCCESS;
+}
+
+/* Run a driver-level body; record and translate its result. */
+template <typename F>
+cudaError_t rt(F &&body) noexcept
+{
+	return record(guard([&]() -> CUresult {
+		if (CUresult r = rt_enter())
+			return r;
+		return body();
+	}));
+}
+
+CUmemLocation to_cu(struct cudaMemLocation l)
+{
+	return CUmemLocation{ static_cast<CUmemLocationType>(l.type), l.id };
+}
+
+std::vector<CUdeviceptr> to_cu_ptrs(void **dptrs, size_t count)
+{
+	std::vector<CUdeviceptr> v;
+
+	if (dptrs) {
+		v.resize(count);
+		for (size_t i = 0; i < count; i++)
+			v[i] = reinterpret_cast<uintptr_t>(dptrs[i]);
+	}
+	return v;
+}
+
+std::vector<CUmemLocation> to_cu_locs(struct cudaMemLocation *locs, size_t n)
+{
+	std::vector<CUmemLocation> v;
+
+	if (locs) {
+		v.resize(n);
+		for (size_t i = 0; i < n; i++)
+			v[i] = to_cu(locs[i]);
+	}
+	return v;
+}
+
+CUstream to_cu(cudaStream_t s)
+{
+	return reinterpret_cast<CUstream>(s);
+}
+
+} // namespace
+} // namespace uvm
+
+using namespace uvm;
+
+extern "C" cudaError_t cudaGetLastError(void) noexcept
+{
+	ThreadState &ts = thread_state();
+	cudaError_t e = ts.rt_last_error;
+
+	ts.rt_last_error = cudaSuccess;
+	return e;
+}
+
+extern "C" cudaError_t cudaPeekAtLastError(void) noexcept
+{
+	return thread_state().rt_last_error;
+}
+
+extern "C" cudaError_t cudaDriverGetVersion(int *driverVersion) noexcept
+{
+	if (!driverVersion)
+		return record(cudaErrorInvalidValue);
+	*driverVersion = kApiVersion;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) noexcept
+{
+	if (!runtimeVersion)
+		return record(cudaErrorInvalidValue);
+	*runtimeVersion = kApiVersion;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGetDeviceCount(int *count) noexcept
+{
+	return rt([&] { return cuDeviceGetCount(count); });
+}
+
+extern "C" cudaError_t cudaGetDevice(int *device) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!device)
+			return CUDA_ERROR_INVALID_VALUE;
+		return cuCtxGetDevice(device);
+	});
+}
+
+extern "C" cudaError_t cudaSetDevice(int device) noexcept
+{
+	return record(guard([&]() -> CUresult {
+		if (CUresult r = cuInit(0))
+			return r;
+		if (!valid_device(device))
+			return CUDA_ERROR_INVALID_DEVICE;
+		ThreadState &ts = thread_state();
+		ts.rt_device = device;
+		/* The new device's primary context becomes current. */
+		if (!ts.stack.empty())
+			ts.stack.back() = nullptr;
+		return rt_enter();
+	}));
+}
+
+extern "C" cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) noexcept
+{
+	return rt([&] { return cuDeviceGetAttribute(value, static_cast<CUdevice_attribute>(attr), device); });
+}
+
+extern "C" cudaError_t cudaDeviceSynchronize(void) noexcept
+{
+	return rt([&] { return cuCtxSynchronize(); });
+}
+
+extern "C" cudaError_t cudaDeviceReset(void) noexcept
+{
+	return record(guard([&]() -> CUresult {
+		if (CUresult r = cuInit(0))
+			return r;
+		ThreadState &ts = thread_state();
+		int dev = ts.rt_device;
+		bool held;
+		{
+			std::lock_guard<std::mutex> lock(state().mu);
+			State &s = state();
+			held = static_cast<size_t>(dev) < s.rt_retained.size() && s.rt_retained[dev];
+			if (held)
+				s.rt_retained[dev] = false;
+		}
+		/* Everything of the primary context goes, whoever retained it. */
+		CUresult r = held ? cuDevicePrimaryCtxReset_v2(dev) : CUDA_SUCCESS;
+		if (!ts.stack.empty() && ts.stack.back() == state().primaries[dev])
+			ts.stack.pop_back();
+		return r;
+	}));
+}
+
+/* Streams and events */
+
+extern "C" cudaError_t cudaStreamCreate(cudaStream_t *pStream) noexcept
+{
+	return rt([&] { return cuStreamCreate(reinterpret_cast<CUstream *>(pStream), 0); });
+}
+
+extern "C" cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) noexcept
+{
+	return rt([&] { return cuStreamCreate(reinterpret_cast<CUstream *>(pStream), flags); });
+}
+
+extern "C" cudaError_t cudaStreamDestroy(cudaStream_t stream) noexcept
+{
+	return rt([&] { return cuStreamDestroy_v2(to_cu(stream)); });
+}
+
+extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t stream) noexcept
+{
+	return rt([&] { return stream_sync(to_cu(stream), false, false); });
+}
+
+extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) noexcept
+{
+	return rt([&] { return stream_sync(to_cu(stream), true, false); });
+}
+
+extern "C" cudaError_t cudaStreamQuery(cudaStream_t stream) noexcept
+{
+	/* cudaErrorNotReady is an answer, not an error to record. */
+	cudaError_t e = to_runtime(guard([&]() -> CUresult {
+		if (CUresult r = rt_enter())
+			return r;
+		return stream_sync(to_cu(stream), false, true);
+	}));
+	return e == cudaErrorNotReady ? e : record(e);
+}
+
+extern "C" cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) noexcept
+{
+	cudaError_t e = to_runtime(guard([&]() -> CUresult {
+		if (CUresult r = rt_enter())
+			return r;
+		return stream_sync(to_cu(stream), true, true);
+	}));
+	return e == cudaErrorNotReady ? e : record(e);
+}
+
+extern "C" cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags) noexcept
+{
+	return rt([&] { return cuStreamGetFlags(to_cu(hStream), flags); });
+}
+
+extern "C" cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags) noexcept
+{
+	return rt([&] { return cuStreamGetFlags_ptsz(to_cu(hStream), flags); });
+}
+
+extern "C" cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+					   unsigned int flags) noexcept
+{
+	return rt([&] { return cuStreamWaitEvent(to_cu(stream), reinterpret_cast<CUevent>(event), flags); });
+}
+
+extern "C" cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
+						unsigned int flags) noexcept
+{
+	return rt([&] {
+		return cuStreamWaitEvent_ptsz(to_cu(stream), reinterpret_cast<CUevent>(event), flags);
+	});
+}
+
+extern "C" cudaError_t cudaEventCreate(cudaEvent_t *event) noexcept
+{
+	return rt([&] { return cuEventCreate(reinterpret_cast<CUevent *>(event), 0); });
+}
+
+extern "C" cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) noexcept
+{
+	return rt([&] { return cuEventCreate(reinterpret_cast<CUevent *>(event), flags); });
+}
+
+extern "C" cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) noexcept
+{
+	return rt([&] { return cuEventRecord(reinterpret_cast<CUevent>(event), to_cu(stream)); });
+}
+
+extern "C" cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) noexcept
+{
+	return rt([&] { return cuEventRecord_ptsz(reinterpret_cast<CUevent>(event), to_cu(stream)); });
+}
+
+extern "C" cudaError_t cudaEventQuery(cudaEvent_t event) noexcept
+{
+	cudaError_t e = to_runtime(guard([&]() -> CUresult {
+		if (CUresult r = rt_enter())
+			return r;
+		return cuEventQuery(reinterpret_cast<CUevent>(event));
+	}));
+	return e == cudaErrorNotReady ? e : record(e);
+}
+
+extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t event) noexcept
+{
+	return rt([&] { return cuEventSynchronize(reinterpret_cast<CUevent>(event)); });
+}
+
+extern "C" cudaError_t cudaEventDestroy(cudaEvent_t event) noexcept
+{
+	return rt([&] { return cuEventDestroy_v2(reinterpret_cast<CUevent>(event)); });
+}
+
+/* Memory */
+
+extern "C" cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUdeviceptr p = 0;
+
+		if (!devPtr)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (!size) {
+			/* NVIDIA's runtime, not its documentation. */
+			if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+				return CUDA_ERROR_INVALID_VALUE;
+			*devPtr = nullptr;
+			return CUDA_SUCCESS;
+		}
+		CUresult r = cuMemAllocManaged(&p, size, flags);
+		if (!r)
+			*devPtr = reinterpret_cast<void *>(p);
+		return r;
+	});
+}
+
+extern "C" cudaError_t cudaFree(void *devPtr) noexcept
+{
+	return rt([&] { return cuMemFree_v2(reinterpret_cast<uintptr_t>(devPtr)); });
+}
+
+extern "C" cudaError_t cudaMalloc(void **devPtr, size_t size) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUdeviceptr p = 0;
+
+		if (!devPtr)
+			return CUDA_ERROR_INVALID_VALUE;
+		/* 0 bytes: a NULL pointer (probe_copy.txt "rc.malloc.0"). */
+		if (!size) {
+			*devPtr = nullptr;
+			return CUDA_SUCCESS;
+		}
+		CUresult r = cuMemAlloc_v2(&p, size);
+		if (!r)
+			*devPtr = reinterpret_cast<void *>(p);
+		return r;
+	});
+}
+
+extern "C" cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) noexcept
+{
+	/* Every context is a primary context here, so the runtime's
+	 * allocations are portable anyway: NVIDIA's runtime does not pass
+	 * cudaHostAllocPortable on ("rc.hostgetflags.hostalloc" = Mapped). */
+	return rt([&]() -> CUresult {
+		if (flags & ~static_cast<unsigned int>(cudaHostAllocPortable | cudaHostAllocMapped |
+						      cudaHostAllocWriteCombined))
+			return CUDA_ERROR_INVALID_VALUE;
+		return cuMemHostAlloc(pHost, size, flags & ~cudaHostAllocPortable);
+	});
+}
+
+extern "C" cudaError_t cudaMallocHost(void **ptr, size_t size) noexcept
+{
+	return rt([&] { return cuMemHostAlloc(ptr, size, 0); });
+}
+
+extern "C" cudaError_t cudaFreeHost(void *ptr) noexcept
+{
+	return rt([&] { return cuMemFreeHost(ptr); });
+}
+
+extern "C" cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) noexcept
+{
+	return rt([&] { return cuMemHostRegister_v2(ptr, size, flags); });
+}
+
+extern "C" cudaError_t cudaHostUnregister(void *ptr) noexcept
+{
+	return rt([&] { return cuMemHostUnregister(ptr); });
+}
+
+extern "C" cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+						unsigned int flags) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUdeviceptr d = 0;
+
+		if (!pDevice)
+			return CUDA_ERROR_INVALID_VALUE;
+		CUresult r = cuMemHostGetDevicePointer_v2(&d, pHost, flags);
+		if (!r)
+			*pDevice = reinterpret_cast<void *>(d);
+		return r;
+	});
+}
+
+extern "C" cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) noexcept
+{
+	return rt([&] { return cuMemHostGetFlags(pFlags, pHost); });
+}
+
+#undef cudaMemcpy
+#undef cudaMemcpyAsync
+#undef cudaMemset
+#undef cudaMemsetAsync
+
+extern "C" cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+				  enum cudaMemcpyKind kind) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, nullptr, false, false); });
+}
+
+extern "C" cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
+				       enum cudaMemcpyKind kind) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, nullptr, true, false); });
+}
+
+extern "C" cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+				       enum cudaMemcpyKind kind, cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, to_cu(stream), false, true); });
+}
+
+extern "C" cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+					    enum cudaMemcpyKind kind, cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memcpy(dst, src, count, kind, to_cu(stream), true, true); });
+}
+
+extern "C" cudaError_t cudaMemset(void *devPtr, int value, size_t count) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, nullptr, false, false); });
+}
+
+extern "C" cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, nullptr, true, false); });
+}
+
+extern "C" cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+				       cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, to_cu(stream), false, true); });
+}
+
+extern "C" cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
+					    cudaStream_t stream) noexcept
+{
+	return rt([&] { return runtime_memset(devPtr, value, count, to_cu(stream), true, true); });
+}
+
+extern "C" cudaError_t cudaMemGetInfo(size_t *free, size_t *total) noexcept
+{
+	return rt([&] { return cuMemGetInfo_v2(free, total); });
+}
+
+extern "C" cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+				     struct cudaMemLocation location) noexcept
+{
+	return rt([&] {
+		return cuMemAdvise_v2(reinterpret_cast<uintptr_t>(devPtr), count,
+				      static_cast<CUmem_advise>(advice), to_cu(location));
+	});
+}
+
+extern "C" cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
+					    struct cudaMemLocation location, unsigned int flags,
+					    cudaStream_t stream) noexcept
+{
+	return rt([&] {
+		return cuMemPrefetchAsync_v2(reinterpret_cast<uintptr_t>(devPtr), count,
+					     to_cu(location), flags, to_cu(stream));
+	});
+}
+
+extern "C" cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+						 struct cudaMemLocation location,
+						 unsigned int flags, cudaStream_t stream) noexcept
+{
+	return rt([&] {
+		return cuMemPrefetchAsync_v2_ptsz(reinterpret_cast<uintptr_t>(devPtr), count,
+						  to_cu(location), flags, to_cu(stream));
+	});
+}
+
+#define RT_BATCH(name, cuname)								\
+extern "C" cudaError_t name(void **dptrs, size_t *sizes, size_t count,			\
+			    struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs,	\
+			    size_t numPrefetchLocs, unsigned long long flags,			\
+			    cudaStream_t stream) noexcept					\
+{											\
+	return rt([&] {									\
+		auto p = to_cu_ptrs(dptrs, count);					\
+		auto l = to_cu_locs(prefetchLocs, numPrefetchLocs);			\
+		return cuname(dptrs ? p.data() : nullptr, sizes, count,			\
+			      prefetchLocs ? l.data() : nullptr, prefetchLocIdxs,	\
+			      numPrefetchLocs, flags, to_cu(stream));			\
+	});										\
+}
+
+RT_BATCH(cudaMemPrefetchBatchAsync, cuMemPrefetchBatchAsync)
+RT_BATCH(cudaMemPrefetchBatchAsync_ptsz, cuMemPrefetchBatchAsync_ptsz)
+RT_BATCH(cudaMemDiscardAndPrefetchBatchAsync, cuMemDiscardAndPrefetchBatchAsync)
+RT_BATCH(cudaMemDiscardAndPrefetchBatchAsync_ptsz, cuMemDiscardAndPrefetchBatchAsync_ptsz)
+
+extern "C" cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count,
+						unsigned long long flags, cudaStream_t stream) noexcept
+{
+	return rt([&] {
+		auto p = to_cu_ptrs(dptrs, count);
+		return cuMemDiscardBatchAsync(dptrs ? p.data() : nullptr, sizes, count, flags,
+					      to_cu(stream));
+	});
+}
+
+extern "C" cudaError_t cudaMemDiscardBatchAsync_ptsz(void **dptrs, size_t *sizes, size_t count,
+						     unsigned long long flags,
+						     cudaStream_t stream) noexcept
+{
+	return rt([&] {
+		auto p = to_cu_ptrs(dptrs, count);
+		return cuMemDiscardBatchAsync_ptsz(dptrs ? p.data() : nullptr, sizes, count, flags,
+						   to_cu(stream));
+	});
+}
+
+/* The runtime lists only cudaSuccess and cudaErrorInvalidValue here. */
+static CUresult no_invalid_device(CUresult r)
+{
+	return r == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : r;
+}
+
+extern "C" cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
+						enum cudaMemRangeAttribute attribute,
+						const void *devPtr, size_t count) noexcept
+{
+	return rt([&] {
+		return no_invalid_device(cuMemRangeGetAttribute(
+			data, dataSize, static_cast<CUmem_range_attribute>(attribute),
+			reinterpret_cast<uintptr_t>(devPtr), count));
+	});
+}
+
+extern "C" cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+						 enum cudaMemRangeAttribute *attributes,
+						 size_t numAttributes, const void *devPtr,
+						 size_t count) noexcept
+{
+	static_assert(sizeof(enum cudaMemRangeAttribute) == sizeof(CUmem_range_attribute));
+	return rt([&] {
+		return no_invalid_device(cuMemRangeGetAttributes(
+			data, dataSizes, reinterpret_cast<CUmem_range_attribute *>(attributes),
+			numAttributes, reinterpret_cast<uintptr_t>(devPtr), count));
+	});
+}
+
+extern "C" cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+						const void *ptr) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!attributes)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::memset(attributes, 0, sizeof(*attributes));
+		std::lock_guard<std::mutex> lock(state().mu);
+		Allocation *a = find_allocation(reinterpret_cast<uintptr_t>(ptr));
+		if (!a) {
+			/* Memory CUDA does not know: "unregistered". */
+			attributes->type = cudaMemoryTypeUnregistered;
+			attributes->device = cudaInvalidDeviceId;
+			attributes->hostPointer = const_cast<void *>(ptr);
+			return CUDA_SUCCESS;
+		}
+		/* probe_copy.txt "rc.pa.*": device memory has no host
+		 * pointer; host memory is on the context's device. */
+		switch (a->kind) {
+		case Kind::managed:
+			attributes->type = cudaMemoryTypeManaged;
+			break;
+		case Kind::device:
+			attributes->type = cudaMemoryTypeDevice;
+			break;
+		default:
+			attributes->type = cudaMemoryTypeHost;
+			break;
+		}
+		attributes->device = a->device;
+		attributes->devicePointer = const_cast<void *>(ptr);
+		if (a->kind != Kind::device)
+			attributes->hostPointer = const_cast<void *>(ptr);
+		return CUDA_SUCCESS;
+	});
+}

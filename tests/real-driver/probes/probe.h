@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * probe.h - helpers of the real-driver probes.
+ *
+ * A probe is a plain C program written against the cuda.h (and, for the
+ * runtime probes, cuda_runtime_api.h) subset that libuvm implements.  The
+ * same source builds against NVIDIA's headers and libcuda (recorded once on
+ * a real GPU, results under ../results/) and against libuvm's headers (the
+ * "realdriver" suite replays it and compares).
+ *
+ * Output: one observation per line, "key = value".  Keys starting with
+ * "env." describe the machine (GPU name, memory sizes, versions) and are not
+ * compared.  Values never contain raw addresses: pointers are printed
+ * relative to something the probe knows ("base", "base+4096", "null",
+ * "other").
+ */
+#ifndef PROBE_H
+#define PROBE_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#define PROBE_MIB (1ULL << 20)
+
+static inline void probe_line(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline void probe_line(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s = ", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* "key = <number> <name>" for a CUresult. */
+static inline void probe_res(const char *key, CUresult r)
+{
+	const char *name = NULL;
+
+	if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
+		name = "?";
+	probe_line(key, "%d %s", (int)r, name);
+}
+
+/* Record a call: PR("ADV-03", cuMemAdvise(...)); */
+#define PR(key, call) probe_res(key, (call))
+
+/* Keys built on the fly: PRF(r, "RA.%d.size%zu", a, n). */
+static inline void probe_resf(CUresult r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline void probe_resf(CUresult r, const char *fmt, ...)
+{
+	char key[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(key, sizeof(key), fmt, ap);
+	va_end(ap);
+	probe_res(key, r);
+}
+
+static inline void probe_linef(const char *val, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline void probe_linef(const char *val, const char *fmt, ...)
+{
+	char key[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(key, sizeof(key), fmt, ap);
+	va_end(ap);
+	probe_line(key, "%s", val);
+}
+
+/* Abort the probe when setup fails: the rest would be meaningless. */
+#define MUST(call) do {							\
+	CUresult must_r_ = (call);					\
+	if (must_r_ != CUDA_SUCCESS) {					\
+		probe_res("FATAL " #call, must_r_);			\
+		exit(2);						\
+	}								\
+} while (0)
+
+/* Describe an address relative to a known allocation. */
+static inline const char *probe_rel(unsigned long long v, unsigned long long base,
+			     char *buf, size_t len)
+{
+	if (v == 0)
+		return "null";
+	if (base && v >= base && v - base < (1ULL << 32)) {
+		if (v == base)
+			return "base";
+		snprintf(buf, len, "base+%llu", v - base);
+		return buf;
+	}
+	if (base && v < base && base - v < (1ULL << 32)) {
+		snprintf(buf, len, "base-%llu", base - v);
+		return buf;
+	}
+	if (v < 65536) {
+		snprintf(buf, len, "%llu", v);
+		return buf;
+	}
+	return "other";
+}
+
+/* Is @p inside an allocation of the driver? */
+static inline int probe_is_alloc(CUdeviceptr p)
+{
+	CUdeviceptr b;
+	size_t s;
+
+	return cuMemGetAddressRange(&b, &s, p) == CUDA_SUCCESS;
+}
+
+/* Number of host NUMA nodes with memory ids 0..n-1 as the kernel lists them. */
+static inline int probe_numa_nodes(void)
+{
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "r");
+	int a = 0, b = -1, n;
+
+	if (!f)
+		return 1;
+	n = fscanf(f, "%d-%d", &a, &b);
+	fclose(f);
+	if (n == 2)
+		return b + 1;
+	return n == 1 ? a + 1 : 1;
+}
+
+#endif /* PROBE_H */
