@@ -20,12 +20,9 @@
  * CUDA_ERROR_INVALID_VALUE, as NVIDIA's driver refuses it for memory that is
  * not I/O memory ("cp.reg.flags4"): the driver cannot pin I/O memory.
  *
- * A READ_ONLY registration of writable memory is populated for writing
- * first (MADV_POPULATE_WRITE): the driver pins read-only registrations
- * without FOLL_WRITE, and on Linux 6.1 that pins the shared zero page of
- * memory never written, so the CPU's later writes (to a copy-on-write copy)
- * would never reach the GPUs.  Populated first, the pinned pages are the
- * process's own.
+ * A READ_ONLY registration of writable memory sees the CPU's later writes:
+ * the driver pins such memory for writing (breaking copy-on-write of memory
+ * never written), see Documentation/memory.rst.
  *
  * The flags cuMemHostGetFlags reports are the caller's plus
  * CU_MEMHOSTALLOC_DEVICEMAP (every context maps host memory); for
@@ -37,10 +34,6 @@
 #include <sys/mman.h>
 
 #include "internal.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 namespace uvm {
 namespace {
@@ -256,14 +249,8 @@ extern "C" CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
 		struct uvm_ioc_host_register reg {};
 		reg.address = addr;
 		reg.length = bytesize;
-		if (Flags & CU_MEMHOSTREGISTER_READ_ONLY) {
-			const uint64_t first = round_down(addr, page_size());
-
-			/* Fails harmlessly on memory the CPU cannot write. */
-			::madvise(reinterpret_cast<void *>(first),
-				  round_up(addr + bytesize, page_size()) - first, MADV_POPULATE_WRITE);
+		if (Flags & CU_MEMHOSTREGISTER_READ_ONLY)
 			reg.flags = UVM_HOST_REGISTER_READ_ONLY;
-		}
 		int r = state().dev.ioctl(UVM_IOC_HOST_REGISTER, &reg);
 		if (r == -EEXIST)
 			return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
