@@ -37,7 +37,7 @@ static void ok(int cond, const char *what)
 
 int main(void)
 {
-	const size_t size = 8u << 20, dsize = size / 2;
+	const size_t size = 8u << 20, dsize = size;	/* device memory: over 1024 pages */
 	CUdevice dev = -1;
 	CUcontext ctx = NULL;
 	CUstream stream = NULL;
