@@ -10,7 +10,10 @@
  * copied in and validated first (op, flags, counts, every location, the
  * grouping, every range inside one managed range or valid pageable memory);
  * the first invalid entry fails the ioctl with its index in bad_range or
- * bad_location and nothing happens.
+ * bad_location and nothing happens.  Validation merges each range that
+ * continues the previous one (same destination, same managed range) into
+ * one run, and everything after it walks the runs: a batch of adjacent
+ * ranges costs little more than one range per 2 MiB block.
  *
  * A valid batch becomes a job of the VA space's ordered queue (uvm_queue.c):
  * it gets the next fence, runs after every earlier job, synchronously or
@@ -41,24 +44,37 @@
  * struct uvm_migrate_job - a validated batch
  * @job:	the queue's part; weight = number of ranges
  * @op:		UVM_MIGRATE_*
- * @count:	ranges
- * @ranges:	the ranges, rounded to pages: address is the first byte and
+ * @count:	ranges of the ioctl
+ * @nruns:	runs: the ranges after validation, where a range that
+ *		continues the previous one, with the same destination and
+ *		inside the same managed range, is merged into it
+ * @cap:	room in @ranges and @run_loc
+ * @ranges:	the runs, rounded to pages: address is the first byte and
  *		length the last byte + 1
  * @num_locations: destinations (prefetching ops)
  * @locs:	resolved destinations (no HOST_NUMA_CURRENT)
  * @starts:	location k applies to ranges starts[k] .. starts[k + 1] - 1
- * @pageable:	bitmap of the ranges that are pageable memory, NULL when
- *		none is
+ * @run_loc:	index in @locs of each run's destination; NULL when there is
+ *		at most one location
+ * @pageable:	bitmap of the runs that are pageable memory, NULL when none
+ *		is
+ * @record_in_run: the managed runs' prefetch requests are recorded as each
+ *		block runs, not at submission (synchronous ioctls: nobody can
+ *		observe the difference)
  */
 struct uvm_migrate_job {
 	struct uvm_job job;
 	u32 op;
 	u64 count;
+	u64 nruns;
+	u64 cap;
 	struct uvm_range *ranges;
 	u32 num_locations;
 	struct uvm_location *locs;
 	u64 *starts;
+	u32 *run_loc;
 	unsigned long *pageable;
+	bool record_in_run;
 };
 
 /*
@@ -82,11 +98,21 @@ static void uvm_migrate_job_free(struct uvm_job *j)
 	kvfree(job->ranges);
 	kvfree(job->locs);
 	kvfree(job->starts);
+	kvfree(job->run_loc);
 	bitmap_free(job->pageable);
 	kfree(job);
 }
 
 /* Walking a batch by block */
+
+/* The destination of run @j, NULL for a discard. */
+static inline const struct uvm_location *
+uvm_migrate_run_loc(const struct uvm_migrate_job *job, u64 j)
+{
+	if (!job->locs)
+		return NULL;
+	return &job->locs[job->run_loc ? job->run_loc[j] : 0];
+}
 
 /**
  * uvm_migrate_range_ok() - is a range still one managed range?
@@ -99,8 +125,8 @@ static void uvm_migrate_job_free(struct uvm_job *j)
  *
  * Return: true when [r->address, r->length) is inside one managed range.
  */
-static bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
-				 const struct uvm_range *r, u64 *lo, u64 *hi)
+static inline bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
+					const struct uvm_range *r, u64 *lo, u64 *hi)
 {
 	struct uvm_va_range *range;
 
@@ -123,8 +149,8 @@ static bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
  *		into one 2 MiB block with one destination
  * @arg:	for @fn
  *
- * Pageable ranges are left out (see uvm_migrate_pageable()); ranges no
- * longer inside a managed range are skipped (-EFAULT).  Every range is
+ * Pageable runs are left out (see uvm_migrate_pageable()); runs no
+ * longer inside a managed range are skipped (-EFAULT).  Every run is
  * attempted; the first error is returned.
  *
  * Return: 0 or -errno.
@@ -133,21 +159,16 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 			    struct uvm_migrate_job *job, uvm_migrate_block_fn fn,
 			    void *arg)
 {
-	u64 cur = U64_MAX, lo = 0, hi = 0, i, addr, next, blk;
-	const struct uvm_location *loc = NULL, *cur_loc = NULL;
+	u64 cur = U64_MAX, lo = 0, hi = 0, j, addr, next, blk, first;
+	const struct uvm_location *loc, *cur_loc = NULL;
 	struct uvm_page_mask mask;
-	u32 k = 0;
 	int ret = 0, err;
 
-	for (i = 0; i < job->count; i++) {
-		const struct uvm_range *r = &job->ranges[i];
+	for (j = 0; j < job->nruns; j++) {
+		const struct uvm_range *r = &job->ranges[j];
 
-		if (job->locs) {
-			if (k + 1 < job->num_locations && i == job->starts[k + 1])
-				k++;
-			loc = &job->locs[k];
-		}
-		if (job->pageable && test_bit(i, job->pageable))
+		loc = uvm_migrate_run_loc(job, j);
+		if (job->pageable && test_bit(j, job->pageable))
 			continue;
 		if (!uvm_migrate_range_ok(va_space, r, &lo, &hi)) {
 			ret = ret ?: -EFAULT;
@@ -166,8 +187,9 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 				cur = blk;
 				cur_loc = loc;
 			}
-			bitmap_set(mask.bits, (addr & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT,
-				   (next - addr) >> PAGE_SHIFT);
+			first = (addr & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
+			uvm_page_mask_set_range(&mask, first,
+						first + ((next - addr) >> PAGE_SHIFT));
 		}
 	}
 	if (cur != U64_MAX) {
@@ -175,6 +197,33 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 		ret = ret ?: err;
 	}
 	return ret;
+}
+
+/*
+ * Record a prefetch of @mask to @loc; the block's lock held.  Whole runs
+ * are stored four codes at a time: string instructions iterate per element,
+ * and this runs for every block of every prefetch batch.
+ */
+static void uvm_migrate_record(struct uvm_va_block *block,
+			       const struct uvm_page_mask *mask,
+			       const struct uvm_location *loc)
+{
+	u16 code = uvm_location_encode(loc), *lp = block->last_prefetch;
+	unsigned int first, end, n;
+
+	lockdep_assert_held(&block->lock);
+	BUILD_BUG_ON(offsetof(struct uvm_va_block, last_prefetch) % sizeof(u64));
+	for_each_page_run_in_mask(first, end, mask) {
+		for (; first < end && first % 4; first++)
+			lp[first] = code;
+		n = (end - first) / 4;
+		if (n) {
+			memset64((u64 *)&lp[first], code * 0x0001000100010001ULL, n);
+			first += 4 * n;
+		}
+		for (; first < end; first++)
+			lp[first] = code;
+	}
 }
 
 /**
@@ -196,14 +245,11 @@ static int uvm_migrate_record_block(struct uvm_va_space *va_space,
 				    const struct uvm_location *loc, void *arg)
 {
 	struct uvm_va_block *block = uvm_va_block_get_or_create(va_space, block_addr);
-	u16 code = uvm_location_encode(loc);
-	unsigned int first, end;
 
 	if (IS_ERR(block))
 		return PTR_ERR(block);
 	mutex_lock(&block->lock);
-	for_each_page_run_in_mask(first, end, mask)
-		memset16(&block->last_prefetch[first], code, end - first);
+	uvm_migrate_record(block, mask, loc);
 	mutex_unlock(&block->lock);
 	return 0;
 }
@@ -239,6 +285,8 @@ static int uvm_migrate_run_block(struct uvm_va_space *va_space,
 	mutex_lock(&block->lock);
 	if (job->op != UVM_MIGRATE_PREFETCH)
 		uvm_va_block_discard(block, mask);
+	if (job->record_in_run && job->op != UVM_MIGRATE_DISCARD)
+		uvm_migrate_record(block, mask, loc);
 	mutex_unlock(&block->lock);
 	if (job->op == UVM_MIGRATE_DISCARD)
 		return 0;
@@ -265,26 +313,22 @@ static int uvm_migrate_run_block(struct uvm_va_space *va_space,
 static int uvm_migrate_pageable(struct uvm_va_space *va_space,
 				struct uvm_migrate_job *job, bool record)
 {
-	const struct uvm_location *loc = NULL;
-	u64 i, k = 0;
+	const struct uvm_location *loc;
+	u64 j;
 	int ret = 0, err;
 
 	if (!job->pageable)
 		return 0;
-	for (i = 0; i < job->count; i++) {
-		if (job->locs) {
-			while (k + 1 < job->num_locations && i >= job->starts[k + 1])
-				k++;
-			loc = &job->locs[k];
-		}
-		if (!test_bit(i, job->pageable))
+	for (j = 0; j < job->nruns; j++) {
+		if (!test_bit(j, job->pageable))
 			continue;
+		loc = uvm_migrate_run_loc(job, j);
 		if (record)
-			err = uvm_hmm_record_prefetch(va_space, job->ranges[i].address,
-						      job->ranges[i].length, loc);
+			err = uvm_hmm_record_prefetch(va_space, job->ranges[j].address,
+						      job->ranges[j].length, loc);
 		else
-			err = uvm_hmm_migrate(va_space, job->op, job->ranges[i].address,
-					      job->ranges[i].length, loc);
+			err = uvm_hmm_migrate(va_space, job->op, job->ranges[j].address,
+					      job->ranges[j].length, loc);
 		ret = ret ?: err;
 		if (err == -EINTR || (record && err))
 			break;
@@ -375,32 +419,154 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
 /**
  * uvm_migrate_check_range() - is a range managed or pageable memory?
  * @va_space:	the VA space; its lock held and the mm's mmap_lock
- * @job:	the job being built; pageable ranges get their bit
- * @i:		index of the range, rounded
+ * @r:		the range, rounded
  * @lo:		see uvm_migrate_range_ok()
  * @hi:		see uvm_migrate_range_ok()
+ * @pageable:	out: true for pageable memory
  *
- * Return: 0, -EINVAL, -ENOMEM.
+ * Return: 0 or -EINVAL.
  */
 static int uvm_migrate_check_range(struct uvm_va_space *va_space,
-				   struct uvm_migrate_job *job, u64 i,
-				   u64 *lo, u64 *hi)
+				   const struct uvm_range *r, u64 *lo, u64 *hi,
+				   bool *pageable)
 {
-	const struct uvm_range *r = &job->ranges[i];
 	u64 start, end;
-	bool pageable;
 
+	*pageable = false;
 	if (uvm_migrate_range_ok(va_space, r, lo, hi))
 		return 0;
 	if (uvm_va_range_check(va_space, r->address, r->length - r->address,
-			       &start, &end, &pageable) || !pageable)
+			       &start, &end, pageable) || !*pageable)
 		return -EINVAL;
-	if (!job->pageable) {
-		job->pageable = bitmap_zalloc(job->count, GFP_KERNEL_ACCOUNT);
-		if (!job->pageable)
+	return 0;
+}
+
+/**
+ * uvm_migrate_grow() - make room for more runs
+ * @job:	the job being built; job->nruns == job->cap < job->count
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int uvm_migrate_grow(struct uvm_migrate_job *job)
+{
+	u64 cap = min(job->count, max_t(u64, 4 * job->cap, 64));
+	struct uvm_range *ranges;
+	u32 *run_loc = NULL;
+
+	ranges = kvmalloc_array(cap, sizeof(*ranges), GFP_KERNEL_ACCOUNT);
+	if (!ranges)
+		return -ENOMEM;
+	if (job->num_locations > 1) {
+		run_loc = kvmalloc_array(cap, sizeof(*run_loc), GFP_KERNEL_ACCOUNT);
+		if (!run_loc) {
+			kvfree(ranges);
 			return -ENOMEM;
+		}
+		if (job->nruns)
+			memcpy(run_loc, job->run_loc, job->nruns * sizeof(*run_loc));
+		kvfree(job->run_loc);
+		job->run_loc = run_loc;
 	}
-	__set_bit(i, job->pageable);
+	if (job->nruns)
+		memcpy(ranges, job->ranges, job->nruns * sizeof(*ranges));
+	kvfree(job->ranges);
+	job->ranges = ranges;
+	job->cap = cap;
+	return 0;
+}
+
+/**
+ * uvm_migrate_add_run() - append a checked range to the job's runs
+ * @job:	the job being built; job->nruns runs so far
+ * @r:		the range, rounded, checked
+ * @k:		index of its destination
+ * @pageable:	it is pageable memory
+ * @lo:		start of the managed range holding it (not @pageable)
+ *
+ * A managed range that continues the last run, inside the same managed
+ * range and with the same destination, extends that run.  Pageable ranges
+ * are never merged (each may span other VMAs).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int uvm_migrate_add_run(struct uvm_migrate_job *job,
+			       const struct uvm_range *r, u32 k, bool pageable,
+			       u64 lo)
+{
+	struct uvm_range *last = job->nruns ? &job->ranges[job->nruns - 1] : NULL;
+	u64 j = job->nruns;
+	int ret;
+
+	if (last && !pageable && last->length == r->address && last->address >= lo &&
+	    (!job->run_loc || job->run_loc[j - 1] == k) &&
+	    !(job->pageable && test_bit(j - 1, job->pageable))) {
+		last->length = r->length;
+		return 0;
+	}
+	if (j == job->cap) {
+		ret = uvm_migrate_grow(job);
+		if (ret)
+			return ret;
+	}
+	job->ranges[j] = *r;
+	if (job->run_loc)
+		job->run_loc[j] = k;
+	if (pageable) {
+		if (!job->pageable) {
+			job->pageable = bitmap_zalloc(job->count, GFP_KERNEL_ACCOUNT);
+			if (!job->pageable)
+				return -ENOMEM;
+		}
+		__set_bit(j, job->pageable);
+	}
+	job->nruns++;
+	return 0;
+}
+
+/* Ranges copied in and checked per lock hold. */
+#define UVM_MIGRATE_CHUNK	256
+
+/**
+ * uvm_migrate_check_chunk() - check ranges and append them to the runs
+ * @va_space:	the VA space; its lock held and the mm's mmap_lock
+ * @job:	the job being built
+ * @r:		the ranges, as copied in; rounded in place
+ * @base:	index of @r[0] in the batch
+ * @n:		how many
+ * @k:		in/out: index of the destination of range @base
+ * @bad:	out: index of the first invalid range
+ *
+ * Return: 0, -EINVAL (*@bad set), -ENOMEM.
+ */
+static int uvm_migrate_check_chunk(struct uvm_va_space *va_space,
+				   struct uvm_migrate_job *job,
+				   struct uvm_range *r, u64 base, u64 n, u32 *k,
+				   u32 *bad)
+{
+	u64 i, lo = 0, hi = 0;
+	bool pageable;
+	int ret;
+
+	for (i = 0; i < n; i++, r++) {
+		if (!r->length || r->address + r->length < r->address ||
+		    r->address + r->length > U64_MAX - PAGE_SIZE) {
+			*bad = base + i;
+			return -EINVAL;
+		}
+		/* Rounded: address = first byte, length = end. */
+		r->length = round_up(r->address + r->length, PAGE_SIZE);
+		r->address = round_down(r->address, PAGE_SIZE);
+		while (*k + 1 < job->num_locations && base + i >= job->starts[*k + 1])
+			(*k)++;
+		ret = uvm_migrate_check_range(va_space, r, &lo, &hi, &pageable);
+		if (ret) {
+			*bad = base + i;
+			return ret;
+		}
+		ret = uvm_migrate_add_run(job, r, *k, pageable, lo);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -408,12 +574,14 @@ static int uvm_migrate_check_range(struct uvm_va_space *va_space,
  * uvm_migrate_copy_ranges() - copy in and check the ranges
  * @va_space:	the VA space
  * @args:	the ioctl arguments
- * @job:	the job being built; gets ranges, rounded
+ * @job:	the job being built; gets its runs
  *
- * The array is copied in before any lock is taken: a fault on it takes
- * mmap_lock.  A range that is not inside one managed range must be valid
- * pageable memory (uvm_va_range_check()); those are marked in
- * job->pageable.
+ * The ranges are copied in by chunks, each before the locks are taken (a
+ * fault on the array takes mmap_lock), then rounded to pages, checked and
+ * appended to the runs under mmap_lock and the VA space lock.  A range that
+ * is not inside one managed range must be valid pageable memory
+ * (uvm_va_range_check()); those runs are marked in job->pageable.  The
+ * prefetch requests are recorded only once every range is valid.
  *
  * Return: 0, -EINVAL with args->bad_range set, -EFAULT, -ENOMEM, -EINTR.
  */
@@ -421,40 +589,44 @@ static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 				   struct uvm_ioc_migrate *args,
 				   struct uvm_migrate_job *job)
 {
-	struct uvm_range *r;
-	u64 i, lo = 0, hi = 0;
+	struct uvm_range __user *user = u64_to_user_ptr(args->ranges_ptr);
+	u64 base, n, chunk = min_t(u64, args->count, UVM_MIGRATE_CHUNK);
+	struct uvm_range *buf;
 	int ret = 0;
+	u32 k = 0;
 
-	job->ranges = kvmalloc_array(args->count, sizeof(*job->ranges),
-				     GFP_KERNEL_ACCOUNT);
-	if (!job->ranges)
+	buf = kmalloc_array(chunk, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
 		return -ENOMEM;
-	if (copy_from_user(job->ranges, u64_to_user_ptr(args->ranges_ptr),
-			   args->count * sizeof(*job->ranges)))
-		return -EFAULT;
-
-	/* Round each range in place: address = first byte, length = end. */
-	for (i = 0; i < args->count; i++) {
-		r = &job->ranges[i];
-		if (!r->length || r->address + r->length < r->address ||
-		    r->address + r->length > U64_MAX - PAGE_SIZE) {
-			args->bad_range = i;
-			return -EINVAL;
+	for (base = 0; base < args->count && !ret; base += n) {
+		n = min(chunk, args->count - base);
+		if (copy_from_user(buf, user + base, n * sizeof(*buf))) {
+			ret = -EFAULT;
+			break;
 		}
-		r->length = round_up(r->address + r->length, PAGE_SIZE);
-		r->address = round_down(r->address, PAGE_SIZE);
+		if (mmap_read_lock_killable(va_space->mm)) {
+			ret = -EINTR;
+			break;
+		}
+		down_read(&va_space->lock);
+		ret = uvm_migrate_check_chunk(va_space, job, buf, base, n, &k,
+					      &args->bad_range);
+		up_read(&va_space->lock);
+		mmap_read_unlock(va_space->mm);
 	}
+	kfree(buf);
+	if (ret)
+		return ret;
 
+	job->record_in_run = !(args->flags & UVM_MIGRATE_ASYNC);
+	if (args->op == UVM_MIGRATE_DISCARD || (job->record_in_run && !job->pageable))
+		return 0;
 	if (mmap_read_lock_killable(va_space->mm))
 		return -EINTR;
 	down_read(&va_space->lock);
-	for (i = 0; i < args->count && !ret; i++)
-		ret = uvm_migrate_check_range(va_space, job, i, &lo, &hi);
-	if (ret == -EINVAL)
-		args->bad_range = i - 1;
-	if (!ret && args->op != UVM_MIGRATE_DISCARD)
-		ret = uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL) ?:
-		      uvm_migrate_pageable(va_space, job, true);
+	ret = (job->record_in_run ? 0 :
+	       uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL)) ?:
+	      uvm_migrate_pageable(va_space, job, true);
 	up_read(&va_space->lock);
 	mmap_read_unlock(va_space->mm);
 	return ret;

@@ -47,6 +47,16 @@ static inline void uvm_page_mask_clear(struct uvm_page_mask *m, u32 page)
 	__clear_bit(page, m->bits);
 }
 
+/* Set pages [first, end), end > first; one word's run without a call. */
+static inline void uvm_page_mask_set_range(struct uvm_page_mask *m, u32 first, u32 end)
+{
+	if (BIT_WORD(first) == BIT_WORD(end - 1))
+		m->bits[BIT_WORD(first)] |= BITMAP_FIRST_WORD_MASK(first) &
+					    BITMAP_LAST_WORD_MASK(end);
+	else
+		bitmap_set(m->bits, first, end - first);
+}
+
 /* Pages [first, end) */
 static inline void uvm_page_mask_fill(struct uvm_page_mask *m, u32 first, u32 end)
 {

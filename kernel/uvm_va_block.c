@@ -93,6 +93,17 @@ struct uvm_va_block_ctx {
 static struct kmem_cache *uvm_va_block_cache;
 static struct kmem_cache *uvm_va_block_ctx_cache;
 
+/*
+ * Freed contexts are kept for reuse, like the real driver's list of CPU
+ * fault service contexts: every CPU fault and every migration or copy
+ * ioctl needs one, and a fresh one costs a slab allocation that the
+ * kernel clears (init_on_alloc, Debian's default) although it is scratch.
+ */
+#define UVM_CTX_CACHED	16
+static DEFINE_SPINLOCK(uvm_ctx_lock);	/* protects uvm_ctx_free[], uvm_ctx_nfree */
+static struct uvm_va_block_ctx *uvm_ctx_free[UVM_CTX_CACHED];
+static unsigned int uvm_ctx_nfree;
+
 /**
  * uvm_va_block_init() - create the slab caches
  *
@@ -114,6 +125,8 @@ int uvm_va_block_init(void)
  */
 void uvm_va_block_exit(void)
 {
+	while (uvm_ctx_nfree)
+		kmem_cache_free(uvm_va_block_ctx_cache, uvm_ctx_free[--uvm_ctx_nfree]);
 	kmem_cache_destroy(uvm_va_block_ctx_cache);
 	kmem_cache_destroy(uvm_va_block_cache);
 }
@@ -125,8 +138,14 @@ void uvm_va_block_exit(void)
  */
 struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 {
-	struct uvm_va_block_ctx *ctx = kmem_cache_alloc(uvm_va_block_ctx_cache,
-							GFP_KERNEL);
+	struct uvm_va_block_ctx *ctx = NULL;
+
+	spin_lock(&uvm_ctx_lock);
+	if (uvm_ctx_nfree)
+		ctx = uvm_ctx_free[--uvm_ctx_nfree];
+	spin_unlock(&uvm_ctx_lock);
+	if (!ctx)
+		ctx = kmem_cache_alloc(uvm_va_block_ctx_cache, GFP_KERNEL);
 
 	/* Only the batch's header needs a value: the arrays are scratch. */
 	if (ctx) {
@@ -144,6 +163,14 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
  */
 void uvm_va_block_ctx_free(struct uvm_va_block_ctx *ctx)
 {
+	if (!ctx)
+		return;
+	spin_lock(&uvm_ctx_lock);
+	if (uvm_ctx_nfree < UVM_CTX_CACHED) {
+		uvm_ctx_free[uvm_ctx_nfree++] = ctx;
+		ctx = NULL;
+	}
+	spin_unlock(&uvm_ctx_lock);
 	if (ctx)
 		kmem_cache_free(uvm_va_block_ctx_cache, ctx);
 }

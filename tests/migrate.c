@@ -1153,6 +1153,119 @@ TEST_F(migrate, batch_4096_ranges)
 	free(st);
 }
 
+/*
+ * Adjacent ranges of one batch are merged into runs inside the module; the
+ * merge keeps each range's destination (groups of 300 ranges, alternately
+ * GPU 0 and the host, so that groups also straddle the 256-range chunks the
+ * module copies in) and never spans two allocations.
+ */
+TEST_F(migrate, batch_adjacent_ranges_keep_destinations)
+{
+	struct uvm_env *e = &self->e;
+	const uint64_t ps = e->ps, count = 2048, group = 300;
+	const uint64_t nlocs = (count + group - 1) / group;
+	struct uvm_location *locs = calloc(nlocs, sizeof(*locs));
+	struct uvm_range *r = calloc(count, sizeof(*r));
+	struct uvm_test_page_state *st = calloc(count, sizeof(*st));
+	uint64_t *starts = calloc(nlocs, sizeof(*starts)), i;
+	struct uvm_counters d;
+	uint8_t *p[2];
+
+	ASSERT_NE(NULL, locs);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, st);
+	ASSERT_NE(NULL, starts);
+	/* Two allocations of count / 2 pages, back to back. */
+	ASSERT_EQ(0, uvm_mmap_adjacent(&e->dev, count / 2 * ps, p));
+	for (i = 0; i < count; i++)
+		r[i] = range_of(p[0] + i * ps, ps);
+	for (i = 0; i < nlocs; i++) {
+		starts[i] = i * group;
+		locs[i] = i % 2 ? UVM_LOC_HOST : UVM_LOC_GPU(0);
+	}
+	UVM_COUNT_DELTA(e->dev.fd, d,
+		ASSERT_EQ(0, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, 0, r, count, locs,
+					 starts, nlocs, NULL)));
+	ASSERT_EQ(count, d.c[UVM_COUNTER_PAGES_PREFETCHED]);
+	ASSERT_EQ(0, uvm_residency(e->dev.fd, p[0], count * ps, st));
+	for (i = 0; i < count; i++) {
+		uint64_t want = (i / group) % 2 ? UVM_CPU_BIT : UVM_GPU_BIT(0);
+
+		ASSERT_EQ(want, st[i].resident) TH_LOG("page %llu", (unsigned long long)i);
+	}
+	/* The same batch, asynchronously, to the other side of each group. */
+	for (i = 0; i < nlocs; i++)
+		locs[i] = i % 2 ? UVM_LOC_GPU(0) : UVM_LOC_HOST;
+	ASSERT_EQ(0, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, r, count,
+				 locs, starts, nlocs, NULL));
+	ASSERT_EQ(0, uvm_fence_wait(e->dev.fd, 0, 0, NULL));
+	ASSERT_EQ(0, uvm_residency(e->dev.fd, p[0], count * ps, st));
+	for (i = 0; i < count; i++) {
+		uint64_t want = (i / group) % 2 ? UVM_GPU_BIT(0) : UVM_CPU_BIT;
+
+		ASSERT_EQ(want, st[i].resident) TH_LOG("page %llu", (unsigned long long)i);
+	}
+	munmap(p[0], count * ps);
+	free(locs);
+	free(r);
+	free(st);
+	free(starts);
+}
+
+/*
+ * A bad range, or an unreadable part of the array, after the first chunks
+ * of a long batch: its index or -EFAULT, and nothing happened to the
+ * ranges before it.
+ */
+TEST_F(migrate, batch_late_error_changes_nothing)
+{
+	struct uvm_env *e = &self->e;
+	const uint64_t ps = e->ps, count = 1000, bad = 777;
+	struct uvm_location loc = UVM_LOC_GPU(0);
+	uint64_t start = 0, i, arr = count * sizeof(struct uvm_range);
+	uint64_t alen = (arr + ps - 1) / ps * ps;
+	struct uvm_ioc_range_query q;
+	struct uvm_ioc_migrate out;
+	struct uvm_counters d;
+	struct uvm_range *r;
+	uint8_t *p = uvm_mmap(&e->dev, count * ps), *a;
+
+	ASSERT_NE(MAP_FAILED, p);
+	/* The array ends where an unreadable page begins. */
+	a = mmap(NULL, alen + ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, a);
+	ASSERT_EQ(0, mprotect(a + alen, ps, PROT_NONE));
+	r = (struct uvm_range *)(a + alen - arr);
+	for (i = 0; i < count; i++)
+		r[i] = range_of(p + i * ps, ps);
+	r[bad] = range_of(e->p + e->len - ps, 2 * ps);	/* runs past its allocation */
+	UVM_COUNT_DELTA(e->dev.fd, d, {
+		ASSERT_EQ(-EINVAL, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, 0, r, count, &loc,
+					       &start, 1, &out));
+		ASSERT_EQ(bad, out.bad_range);
+		ASSERT_EQ(-EINVAL, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC,
+					       r, count, &loc, &start, 1, &out));
+		ASSERT_EQ(bad, out.bad_range);
+		ASSERT_EQ(-EINVAL, uvm_migrate(e->dev.fd, UVM_MIGRATE_DISCARD, 0, r, count, NULL,
+					       NULL, 0, &out));
+		ASSERT_EQ(bad, out.bad_range);
+		/* One range more than the readable array. */
+		r[bad] = range_of(p + bad * ps, ps);
+		ASSERT_EQ(-EFAULT, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, 0, r,
+					       count + 1, &loc, &start, 1, &out));
+	});
+	ASSERT_NO_COUNTS(d);
+	ASSERT_EQ(0, uvm_range_query(e->dev.fd, p, count * ps, &q));
+	ASSERT_LOCATION(UVM_LOC_INVALID, q.last_prefetch);
+	ASSERT_RESIDENCY(&e->dev, p, count, UVM_STATE_NONE);
+	/* And the whole array, once valid, does what it says. */
+	ASSERT_EQ(0, uvm_migrate(e->dev.fd, UVM_MIGRATE_PREFETCH, 0, r, count, &loc, &start, 1,
+				 NULL));
+	ASSERT_RESIDENCY(&e->dev, p, count, UVM_STATE_GPU(0));
+	munmap(a, alen + ps);
+	munmap(p, count * ps);
+}
+
 /* Fences */
 
 /* Fences are handed out in order, 1, 2, ... per VA space, to synchronous and asynchronous batches */
