@@ -7,24 +7,38 @@
  * A page thrashes when accesses from different processors keep migrating
  * it back and forth.  Every access-driven migration of a page is noted with
  * its time; a page that migrates thrashing_threshold times, each within
- * thrashing_lapse_us of the previous one, is thrashing.  It is then pinned
- * to host memory for thrashing_pin_ms: accesses during the pin do not move
- * it, the GPUs map it remotely (system memory) and the CPU maps it locally,
- * so everybody proceeds at remote-access speed instead of migration speed.
- * A preferred location overrides the pin, as CUDA documents ("the page will
- * continue to thrash indefinitely"); read-mostly pages never thrash (they
- * are duplicated).  The prefetcher never adds pinned pages.  Counters:
- * UVM_COUNTER_THRASHING_DETECTED (pages found thrashing) and
- * UVM_COUNTER_THRASHING_PINNED (pages whose access was served by a pin).
+ * thrashing_lapse_us of the previous one, is thrashing: it is hot for
+ * thrashing_pin_ms, and mitigated in one of two ways during that window:
+ *
+ * - pinning (thrashing_pin=Y, the default): accesses do not move it; it
+ *   stays in host memory, the GPUs map it remotely (system memory) and the
+ *   CPU maps it locally, so everybody proceeds at remote-access speed
+ *   instead of migration speed;
+ * - throttling (thrashing_pin=N, and always where a preferred location
+ *   overrides the pin, as CUDA documents: "the page will continue to
+ *   thrash indefinitely"): the page still moves, but the processors that
+ *   fault on it are slowed down.  A CPU thread sleeps thrashing_nap_us
+ *   (killable) after its fault is served; a GPU fault on the page is
+ *   served at most once per thrashing_nap_us, other faults on it wait
+ *   (stalled, they fault again after the replay), as the real driver
+ *   throttles.
+ *
+ * Read-mostly pages never thrash (they are duplicated).  The prefetcher
+ * never adds hot pages.  Counters: UVM_COUNTER_THRASHING_DETECTED (pages
+ * found thrashing), UVM_COUNTER_THRASHING_PINNED (accesses served by a
+ * pin) and UVM_COUNTER_THRASHING_THROTTLED (accesses delayed: CPU naps and
+ * GPU faults held back).
  *
  * History is kept per block, allocated on the first migration of a page
- * that had already migrated; times are ktime in units of 2^14 ns, compared
- * wrap-safely.
+ * that had already migrated.  Migration times are ktime in units of 2^14
+ * ns, compared wrap-safely; the ends of windows are ktime in ns.
  *
  * Locking: the block lock protects a block's history.
  */
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "uvm_thrash.h"
@@ -35,6 +49,8 @@
 #define UVM_THRASH_LAPSE_US_DEFAULT	2000
 #define UVM_THRASH_THRESHOLD_DEFAULT	3
 #define UVM_THRASH_PIN_MS_DEFAULT	300
+#define UVM_THRASH_NAP_US_DEFAULT	1000
+#define UVM_THRASH_NAP_US_MAX		(100 * USEC_PER_MSEC)
 
 static bool thrashing_on = true;
 module_param_named(thrashing, thrashing_on, bool, 0644);
@@ -55,8 +71,19 @@ MODULE_PARM_DESC(thrashing_threshold,
 static unsigned int thrashing_pin_ms = UVM_THRASH_PIN_MS_DEFAULT;
 module_param(thrashing_pin_ms, uint, 0644);
 MODULE_PARM_DESC(thrashing_pin_ms,
-		 "How long a thrashing page stays pinned to host memory (default "
+		 "How long a thrashing page stays pinned to host memory, or throttled (default "
 		 __stringify(UVM_THRASH_PIN_MS_DEFAULT) " ms)");
+
+static bool thrashing_pin = true;
+module_param(thrashing_pin, bool, 0644);
+MODULE_PARM_DESC(thrashing_pin,
+		 "Mitigate thrashing by pinning pages to host memory (Y, default) or by throttling the faulting processors (N)");
+
+static unsigned int thrashing_nap_us = UVM_THRASH_NAP_US_DEFAULT;
+module_param(thrashing_nap_us, uint, 0644);
+MODULE_PARM_DESC(thrashing_nap_us,
+		 "Throttling: CPU faults on a thrashing page sleep, GPU faults on it are served at most once, per this long (default "
+		 __stringify(UVM_THRASH_NAP_US_DEFAULT) " us, at most 100000)");
 
 static inline u32 uvm_thrash_now(void)
 {
@@ -80,6 +107,11 @@ int uvm_thrash_params_check(void)
 		       thrashing_threshold);
 		return -EINVAL;
 	}
+	if (thrashing_nap_us > UVM_THRASH_NAP_US_MAX) {
+		pr_err("uvm: thrashing_nap_us=%u is above %lu\n", thrashing_nap_us,
+		       UVM_THRASH_NAP_US_MAX);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -92,7 +124,7 @@ void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *mov
 {
 	u32 now = uvm_thrash_now();
 	u32 lapse = uvm_thrash_units((u64)READ_ONCE(thrashing_lapse_us) * NSEC_PER_USEC);
-	u32 pin = uvm_thrash_units((u64)READ_ONCE(thrashing_pin_ms) * NSEC_PER_MSEC);
+	u64 pin = (u64)READ_ONCE(thrashing_pin_ms) * NSEC_PER_MSEC;
 	u32 threshold = READ_ONCE(thrashing_threshold);
 	struct uvm_thrash *t = block->thrash;
 	unsigned int page;
@@ -117,7 +149,7 @@ void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *mov
 		t->last[page] = now;
 		if (t->count[page] >= threshold) {
 			t->count[page] = 0;
-			t->pinned_until[page] = now + pin;
+			t->hot_until[page] = ktime_get_ns() + pin;
 			detected++;
 		}
 	}
@@ -125,25 +157,131 @@ void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *mov
 }
 
 /**
+ * uvm_thrash_hot() - the pages of a mask in their thrashing window now
+ * @block:	the block; its lock held
+ * @mask:	pages
+ * @out:	out: the hot ones
+ *
+ * Return: true when @out is not empty.
+ */
+bool uvm_thrash_hot(struct uvm_va_block *block, const struct uvm_page_mask *mask,
+		    struct uvm_page_mask *out)
+{
+	struct uvm_thrash *t = block->thrash;
+	unsigned int page;
+	u64 now;
+
+	uvm_page_mask_zero(out);
+	if (!t || !READ_ONCE(thrashing_on))
+		return false;
+	now = ktime_get_ns();
+	for_each_page_in_mask(page, mask)
+		if (t->hot_until[page] > now)
+			uvm_page_mask_set(out, page);
+	return !uvm_page_mask_empty(out);
+}
+
+/**
  * uvm_thrash_pinned() - the pages of a mask pinned to host memory now
  * @block:	the block; its lock held
+ * @pref:	the pages have a preferred location (which overrides pins)
  * @mask:	pages
  * @out:	out: the pinned ones
  *
  * Return: true when @out is not empty.
  */
-bool uvm_thrash_pinned(struct uvm_va_block *block, const struct uvm_page_mask *mask,
-		       struct uvm_page_mask *out)
+bool uvm_thrash_pinned(struct uvm_va_block *block, bool pref,
+		       const struct uvm_page_mask *mask, struct uvm_page_mask *out)
 {
-	struct uvm_thrash *t = block->thrash;
-	u32 now = uvm_thrash_now();
-	unsigned int page;
-
-	uvm_page_mask_zero(out);
-	if (!t || !READ_ONCE(thrashing_on))
+	if (pref || !READ_ONCE(thrashing_pin)) {
+		uvm_page_mask_zero(out);
 		return false;
-	for_each_page_in_mask(page, mask)
-		if ((s32)(t->pinned_until[page] - now) > 0)
-			uvm_page_mask_set(out, page);
-	return !uvm_page_mask_empty(out);
+	}
+	return uvm_thrash_hot(block, mask, out);
+}
+
+/* Hot pages of @mask that are throttled rather than pinned. */
+static bool uvm_thrash_throttled(struct uvm_va_block *block, bool pref,
+				 const struct uvm_page_mask *mask,
+				 struct uvm_page_mask *out)
+{
+	if (!pref && READ_ONCE(thrashing_pin)) {
+		uvm_page_mask_zero(out);
+		return false;
+	}
+	return uvm_thrash_hot(block, mask, out);
+}
+
+/**
+ * uvm_thrash_throttle_gpu() - hold back GPU faults on throttled pages
+ * @block:	the block; its lock held
+ * @pref:	the pages have a preferred location
+ * @mask:	faulted pages
+ * @held:	out: the pages not to serve now (served less than
+ *		thrashing_nap_us ago); the others of @mask that are throttled
+ *		are served now and start a new nap
+ *
+ * Return: true when @held is not empty.
+ */
+bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
+			     const struct uvm_page_mask *mask,
+			     struct uvm_page_mask *held)
+{
+	u64 nap = (u64)READ_ONCE(thrashing_nap_us) * NSEC_PER_USEC;
+	struct uvm_page_mask hot;
+	struct uvm_thrash *t;
+	unsigned int page;
+	u64 now;
+
+	uvm_page_mask_zero(held);
+	if (!nap || !uvm_thrash_throttled(block, pref, mask, &hot))
+		return false;
+	t = block->thrash;
+	now = ktime_get_ns();
+	for_each_page_in_mask(page, &hot) {
+		if (t->next_service[page] > now)
+			uvm_page_mask_set(held, page);
+		else
+			t->next_service[page] = now + nap;
+	}
+	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED,
+			   uvm_page_mask_weight(held));
+	return !uvm_page_mask_empty(held);
+}
+
+/**
+ * uvm_thrash_throttle_cpu() - must a CPU fault on a page be throttled?
+ * @block:	the block; its lock held
+ * @pref:	the page has a preferred location
+ * @page:	page index
+ *
+ * Counts the throttling; the caller naps with uvm_thrash_nap() once it has
+ * dropped its locks.
+ *
+ * Return: true to nap.
+ */
+bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page)
+{
+	struct uvm_page_mask one, hot;
+
+	uvm_page_mask_zero(&one);
+	uvm_page_mask_set(&one, page);
+	if (!READ_ONCE(thrashing_nap_us) || !uvm_thrash_throttled(block, pref, &one, &hot))
+		return false;
+	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED, 1);
+	return true;
+}
+
+/**
+ * uvm_thrash_nap() - sleep thrashing_nap_us, killable
+ *
+ * Context: process, no spinlock, no block or VA space lock held.
+ */
+void uvm_thrash_nap(void)
+{
+	unsigned long us = min_t(unsigned long, READ_ONCE(thrashing_nap_us),
+				 UVM_THRASH_NAP_US_MAX);
+
+	if (us)
+		usleep_range_state(us, us + us / 4, TASK_KILLABLE);
 }

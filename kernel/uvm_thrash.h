@@ -13,19 +13,29 @@ struct uvm_va_block;
 
 /**
  * struct uvm_thrash - per-page migration history of one block
+ * @hot_until:	while later than now (ktime ns), the page is hot: pinned
+ *		to host memory or throttled
+ * @next_service: throttling: GPU faults on the page wait until then (ns)
  * @last:	time of the page's last migration (uvm_thrash_now() units)
- * @pinned_until: while later than now, the page is pinned to host memory
  * @count:	migrations of the page, each within the lapse of the previous
  */
 struct uvm_thrash {
+	u64 hot_until[UVM_PAGES_PER_BLOCK];
+	u64 next_service[UVM_PAGES_PER_BLOCK];
 	u32 last[UVM_PAGES_PER_BLOCK];
-	u32 pinned_until[UVM_PAGES_PER_BLOCK];
 	u8 count[UVM_PAGES_PER_BLOCK];
 };
 
 int uvm_thrash_params_check(void);
 void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *moved);
-bool uvm_thrash_pinned(struct uvm_va_block *block, const struct uvm_page_mask *mask,
-		       struct uvm_page_mask *out);
+bool uvm_thrash_hot(struct uvm_va_block *block, const struct uvm_page_mask *mask,
+		    struct uvm_page_mask *out);
+bool uvm_thrash_pinned(struct uvm_va_block *block, bool pref,
+		       const struct uvm_page_mask *mask, struct uvm_page_mask *out);
+bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
+			     const struct uvm_page_mask *mask,
+			     struct uvm_page_mask *held);
+bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page);
+void uvm_thrash_nap(void);
 
 #endif /* _UVM_THRASH_H_ */

@@ -182,7 +182,7 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  struct uvm_va_block_ctx *ctx,
 					  struct vm_area_struct *vma, u64 addr,
-					  bool write);
+					  bool write, bool *nap);
 vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
 				    struct uvm_va_block_ctx *ctx, u64 addr);
 int uvm_va_block_serve_access(struct uvm_va_block *block,

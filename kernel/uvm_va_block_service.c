@@ -110,8 +110,7 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 
 	/* Thrashing pages stay pinned to host memory (see uvm_thrash.c). */
 	rest = *mask;
-	if (!uvm_va_policy_has_preferred(policy) &&
-	    uvm_thrash_pinned(block, mask, &pinned)) {
+	if (uvm_thrash_pinned(block, uvm_va_policy_has_preferred(policy), mask, &pinned)) {
 		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &pinned,
 					    NUMA_NO_NODE);
 		if (ret)
@@ -181,7 +180,7 @@ static void block_prefetch_pages(struct uvm_va_block *block,
 		uvm_page_mask_or(pf, pf, &one);
 	}
 	/* Pages that thrash are never prefetched. */
-	if (uvm_thrash_pinned(block, pf, &one))
+	if (uvm_thrash_hot(block, pf, &one))
 		uvm_page_mask_andnot(pf, pf, &one);
 }
 
@@ -219,7 +218,7 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 				    const struct uvm_fault_block_req *req)
 {
 	u32 accessor = uvm_gpu_processor(gpu);
-	struct uvm_page_mask run, m, w, r, pf;
+	struct uvm_page_mask run, m, w, r, pf, held;
 	struct uvm_va_policy_iter iter;
 	int ret;
 
@@ -230,6 +229,11 @@ int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
 	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, &req->pages, &run))
+			continue;
+		/* Throttled pages wait: their accesses fault again after the replay. */
+		if (uvm_thrash_throttle_gpu(block, uvm_va_policy_has_preferred(iter.policy),
+					    &m, &held) &&
+		    !uvm_page_mask_andnot(&m, &m, &held))
 			continue;
 		uvm_page_mask_and(&w, &m, &req->write);
 		uvm_page_mask_andnot(&r, &m, &w);
@@ -362,18 +366,21 @@ static vm_fault_t block_cpu_map(struct uvm_va_block *block,
  * @vma:	the faulting VMA (one of our managed VMAs)
  * @addr:	faulting address
  * @write:	write access
+ * @nap:	out: see below
  *
  * Serves the page (see "Residency policy") with the pages the prefetcher
  * adds, and inserts their PTEs: read-only while a page has other copies,
  * else writable when the VMA is.
  *
  * Context: ->fault with mmap_lock held for read, VA space lock for read.
- * Return: VM_FAULT_NOPAGE, VM_FAULT_OOM or VM_FAULT_SIGBUS.
+ * Return: VM_FAULT_NOPAGE, VM_FAULT_OOM or VM_FAULT_SIGBUS; *@nap is set
+ * when thrashing control throttles the faulting thread (uvm_thrash_nap()
+ * once the block and VA space locks are dropped).
  */
 vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 					  struct uvm_va_block_ctx *ctx,
 					  struct vm_area_struct *vma, u64 addr,
-					  bool write)
+					  bool write, bool *nap)
 {
 	u32 page = uvm_va_block_page_index(block, addr);
 	struct uvm_page_mask mask, run, pf, all;
@@ -395,6 +402,7 @@ vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
 	uvm_page_mask_set(&mask, page);
 	block_prefetch_pages(block, iter.policy, UVM_PROCESSOR_CPU, &run, &mask, &pf);
 
+	*nap = uvm_thrash_throttle_cpu(block, uvm_va_policy_has_preferred(iter.policy), page);
 	ret = block_serve(block, ctx, iter.policy, UVM_PROCESSOR_CPU, &mask, write);
 	if (!ret)
 		ret = block_serve(block, ctx, iter.policy, UVM_PROCESSOR_CPU, &pf, false);
@@ -704,7 +712,7 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
  *
  * The pages @gpu maps remotely move to @gpu (read-mostly ones get a copy)
  * and are mapped locally, except where a preferred location is set or
- * thrashing control pinned them.
+ * the pages thrash (pinned or throttled).
  *
  * Return: 0 or -errno (-ENOSPC: see uvm_va_block_oom_evict()).
  */
@@ -730,7 +738,7 @@ int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
 		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
 		if (!uvm_page_mask_and(&m, &remote, &run))
 			continue;
-		if (uvm_thrash_pinned(block, &m, &pinned))
+		if (uvm_thrash_hot(block, &m, &pinned))
 			uvm_page_mask_andnot(&m, &m, &pinned);
 		ret = block_serve(block, ctx, iter.policy, accessor, &m, false);
 		if (!ret)

@@ -47,6 +47,7 @@
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
+#include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -369,6 +370,7 @@ static vm_fault_t uvm_vma_fault(struct vm_fault *vmf)
 	struct uvm_va_space *va_space = vmf->vma->vm_private_data;
 	struct uvm_va_block_ctx *ctx;
 	struct uvm_va_block *block;
+	bool nap = false;
 	vm_fault_t ret;
 
 	ctx = uvm_va_block_ctx_alloc();
@@ -379,12 +381,16 @@ static vm_fault_t uvm_vma_fault(struct vm_fault *vmf)
 	if (!ret) {
 		ret = uvm_va_block_service_cpu_fault(block, ctx, vmf->vma,
 						     vmf->address,
-						     vmf->flags & FAULT_FLAG_WRITE);
+						     vmf->flags & FAULT_FLAG_WRITE,
+						     &nap);
 		uvm_vma_unlock_block(vmf, block);
 	}
 	uvm_va_block_ctx_free(ctx);
 	if (ret == VM_FAULT_NOPAGE)
 		uvm_va_space_count(va_space, UVM_COUNTER_CPU_FAULTS, 1);
+	/* Throttled (uvm_thrash.c): mmap_lock is still held for read. */
+	if (nap)
+		uvm_thrash_nap();
 	return ret;
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Thrashing control: pages bounced between the CPU and a GPU are detected
- * and pinned to host memory (the GPU maps them remotely) for a while; a
- * preferred location overrides the pin; data stays exact throughout.
+ * and pinned to host memory (the GPU maps them remotely) for a while, or,
+ * with thrashing_pin=0 and where a preferred location overrides the pin,
+ * throttled (the page keeps moving, the faulting processors are slowed
+ * down); data stays exact throughout.
  *
  * Timing under emulation varies, so each test sets a generous lapse
  * (thrashing_lapse_us) and restores the defaults afterwards.
@@ -52,6 +54,8 @@ FIXTURE_TEARDOWN(thrash)
 	param_write("thrashing_lapse_us", "2000");
 	param_write("thrashing_threshold", "3");
 	param_write("thrashing_pin_ms", "300");
+	param_write("thrashing_pin", "1");
+	param_write("thrashing_nap_us", "1000");
 	munmap(self->p, self->ps);
 	uvm_dev_teardown(&self->dev);
 }
@@ -104,6 +108,49 @@ TEST_F(thrash, preferred_location_overrides)
 	d = ping_pong(_metadata, self, 6);
 	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_PINNED]);
 	ASSERT_EQ(6ULL, d.c[UVM_COUNTER_PAGES_D2H]);
+	/* It thrashes, so the faulting processors are throttled instead. */
+	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
+	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_THROTTLED]);
+}
+
+/*
+ * Throttling instead of pinning: the page still moves every round, the
+ * processors that fault on it are delayed by the nap (a CPU fault sleeps
+ * it; a GPU fault waits for it), and the data stays exact
+ */
+TEST_F(thrash, throttle_instead_of_pin)
+{
+	const uint64_t nap_ms = 20;
+	struct uvm_counters d;
+	uint64_t t0, t;
+
+	ASSERT_EQ(0, param_write("thrashing_pin", "0"));
+	ASSERT_EQ(0, param_write("thrashing_nap_us", "20000"));
+	t0 = uvm_now_ms();
+	d = ping_pong(_metadata, self, 8);
+	t = uvm_now_ms() - t0;
+	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_PINNED]);
+	ASSERT_LE(2ULL, d.c[UVM_COUNTER_THRASHING_THROTTLED]);
+	/* Not pinned: both ways every round. */
+	ASSERT_EQ(8ULL, d.c[UVM_COUNTER_PAGES_H2D]);
+	ASSERT_EQ(8ULL, d.c[UVM_COUNTER_PAGES_D2H]);
+	/* Every CPU fault after detection slept the nap. */
+	ASSERT_LE(2 * nap_ms, t) TH_LOG("ping-pong took %llu ms", (unsigned long long)t);
+}
+
+/* A zero nap turns throttling off: detection goes on, nothing is delayed */
+TEST_F(thrash, throttle_zero_nap)
+{
+	struct uvm_counters d;
+
+	ASSERT_EQ(0, param_write("thrashing_pin", "0"));
+	ASSERT_EQ(0, param_write("thrashing_nap_us", "0"));
+	d = ping_pong(_metadata, self, 6);
+	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_PINNED]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_THROTTLED]);
+	ASSERT_EQ(6ULL, d.c[UVM_COUNTER_PAGES_H2D]);
 }
 
 /* With detection off, plain ping-pong migrates twice per round */

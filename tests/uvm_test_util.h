@@ -204,6 +204,12 @@ static inline const char *uvm_counter_name(unsigned int i)
 		[UVM_COUNTER_PAGES_DUPLICATED] = "pages_duplicated",
 		[UVM_COUNTER_PAGES_DISCARDED] = "pages_discarded",
 		[UVM_COUNTER_PAGES_PREFETCHED] = "pages_prefetched",
+		[UVM_COUNTER_PAGES_EVICTED] = "pages_evicted",
+		[UVM_COUNTER_PAGES_FAULT_PREFETCHED] = "pages_fault_prefetched",
+		[UVM_COUNTER_THRASHING_DETECTED] = "thrashing_detected",
+		[UVM_COUNTER_THRASHING_PINNED] = "thrashing_pinned",
+		[UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS] = "access_counter_migrations",
+		[UVM_COUNTER_THRASHING_THROTTLED] = "thrashing_throttled",
 	};
 
 	return i < UVM_COUNTER_COUNT && names[i] ? names[i] : "?";

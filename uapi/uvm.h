@@ -138,7 +138,8 @@ struct uvm_ioc_gpu_info {
 #define UVM_COUNTER_THRASHING_DETECTED	22 /* pages found thrashing */
 #define UVM_COUNTER_THRASHING_PINNED	23 /* accesses served by pinning to host */
 #define UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS 24 /* pages migrated by access counters */
-#define UVM_COUNTER_COUNT		25
+#define UVM_COUNTER_THRASHING_THROTTLED	25 /* accesses delayed by thrashing throttling */
+#define UVM_COUNTER_COUNT		26
 
 /**
  * struct uvm_ioc_get_counters - UVM_IOC_GET_COUNTERS
