@@ -1271,13 +1271,50 @@ int uvm_va_block_collapse(struct uvm_va_block *block,
 /* Eviction */
 
 /**
- * uvm_va_block_evict_gpu() - give a GPU's chunk of a block back
+ * block_evict_run() - move one policy run's pages off an evicting GPU
  * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the evicting GPU
+ * @policy:	policy of @mask
+ * @mask:	pages resident only on @gpu
+ *
+ * Evicted pages go to their preferred location when it is the host (on its
+ * NUMA node) or another GPU with room, else to host memory.
+ *
+ * Return: 0 or -errno (nothing lost).
+ */
+static int block_evict_run(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+			   struct uvm_gpu *gpu, const struct uvm_va_policy *policy,
+			   const struct uvm_page_mask *mask)
+{
+	u32 pref = UVM_PROCESSOR_CPU;
+	int ret, nid = NUMA_NO_NODE;
+
+	if (uvm_va_policy_has_preferred(policy)) {
+		pref = uvm_location_processor(&policy->preferred);
+		nid = uvm_location_nid(&policy->preferred);
+	}
+	if (pref != UVM_PROCESSOR_CPU && pref != uvm_gpu_processor(gpu)) {
+		ret = uvm_va_block_collapse(block, ctx, pref, mask, NUMA_NO_NODE);
+		if (ret != -ENOSPC)
+			return ret;
+		/* That GPU is full too: host memory, without evicting there. */
+		ctx->oom_gpu = NULL;
+	}
+	return uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, mask, nid);
+}
+
+/**
+ * uvm_va_block_evict_gpu() - give a GPU's chunk of a block back
+ * @block:	the block; its lock held (and the VA space lock, for read)
  * @ctx:	scratch space
  * @gpu:	the GPU
  *
- * Pages resident only on @gpu move to system memory (their mappings are
- * revoked first); @gpu's other copies are dropped.  The chunk is freed.
+ * Pages resident only on @gpu move off it (their mappings are revoked
+ * first): to their preferred location if it is the host or another GPU with
+ * room, else to system memory.  @gpu's other copies are dropped.  The
+ * accessed-by GPUs then map the pages where they now are (best effort: a
+ * GPU that cannot faults them back in).  The chunk is freed.
  *
  * Return: 0, -ENOENT when the block has no chunk there, -ENOMEM or
  * -errno of the copy engine (nothing lost).
@@ -1286,7 +1323,8 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu)
 {
 	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
-	struct uvm_page_mask others, only, all;
+	struct uvm_page_mask others, only, all, run, m;
+	struct uvm_va_policy_iter iter;
 	u32 proc;
 	int ret;
 
@@ -1302,15 +1340,29 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 		if (proc != uvm_gpu_processor(gpu) && res)
 			uvm_page_mask_or(&others, &others, res);
 	}
-	if (uvm_page_mask_andnot(&only, &all, &others)) {
-		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &only,
-					    NUMA_NO_NODE);
+	uvm_page_mask_andnot(&only, &all, &others);
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (!uvm_page_mask_and(&m, &only, &run))
+			continue;
+		ret = block_evict_run(block, ctx, gpu, iter.policy, &m);
 		if (ret)
 			return ret;
 	}
 	uvm_va_block_drop_copies(block, uvm_gpu_processor(gpu), &all);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_EVICTED,
 			   uvm_page_mask_weight(&all));
+	for (uvm_va_policy_iter_first(block->va_space, block->start,
+				      uvm_va_block_end(block), &iter);
+	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
+		uvm_va_block_range_mask(block, iter.start, iter.end, &run);
+		if (uvm_page_mask_and(&m, &all, &run))
+			uvm_va_block_map_accessed_by(block, ctx, &m,
+						     uvm_va_policy_mapped_by(iter.policy),
+						     UVM_PROCESSOR_CPU);
+	}
 	return gs->has_chunk ? -EBUSY : 0;
 }
 

@@ -225,4 +225,118 @@ TEST_F_TIMEOUT(oversub, device_memory_is_pinned, 300)
 	munmap(p, UVM_VA_BLOCK_SIZE);
 }
 
+/*
+ * Where evicted pages go: the preferred location when it is another GPU
+ * with room, else host memory; accessed-by GPUs map them there afterwards.
+ * One 2 MiB block @a is made resident on GPU 0, then GPU 0's whole memory
+ * is prefetched (@fill), which evicts @a first (least recently used).
+ */
+FIXTURE(evict) {
+	struct uvm_dev dev;
+	uint64_t vid;
+	uint8_t *a;
+	uint8_t *fill;
+	uint8_t *ref;
+};
+
+FIXTURE_SETUP(evict)
+{
+	struct uvm_ioc_gpu_info info;
+
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 2);
+	ASSERT_EQ(0, uvm_gpu_info(self->dev.fd, 0, &info));
+	if (info.vidmem_size > 64 * UVM_MIB)
+		UVM_SKIP("%llu MiB of vidmem: the suite expects vidmem_mb=16",
+			 (unsigned long long)(info.vidmem_size >> 20));
+	self->vid = info.vidmem_size;
+	self->a = uvm_mmap_block_aligned(&self->dev, UVM_VA_BLOCK_SIZE);
+	ASSERT_NE(MAP_FAILED, self->a);
+	self->fill = uvm_mmap_block_aligned(&self->dev, self->vid);
+	ASSERT_NE(MAP_FAILED, self->fill);
+	self->ref = malloc(UVM_VA_BLOCK_SIZE);
+	ASSERT_NE(NULL, self->ref);
+	uvm_random_fill(self->ref, UVM_VA_BLOCK_SIZE, 77);
+	memcpy(self->a, self->ref, UVM_VA_BLOCK_SIZE);
+}
+
+FIXTURE_TEARDOWN(evict)
+{
+	free(self->ref);
+	munmap(self->fill, self->vid);
+	munmap(self->a, UVM_VA_BLOCK_SIZE);
+	uvm_dev_teardown(&self->dev);
+}
+
+/* @a on GPU 0, then GPU 0 filled: @a is evicted; the counter deltas of the fill */
+static struct uvm_counters evict_a(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(evict) *self)
+{
+	const uint64_t n = UVM_VA_BLOCK_SIZE / self->dev.page_size;
+	struct uvm_counters d;
+
+	EXPECT_EQ(0, uvm_prefetch(self->dev.fd, self->a, UVM_VA_BLOCK_SIZE, UVM_LOC_GPU(0)));
+	UVM_COUNT_DELTA(self->dev.fd, d,
+		EXPECT_EQ(0, uvm_prefetch(self->dev.fd, self->fill, self->vid, UVM_LOC_GPU(0))));
+	EXPECT_LE(n, d.c[UVM_COUNTER_PAGES_EVICTED]);
+	return d;
+}
+
+/* Accessed-by GPUs map evicted pages where they land: no fault to read them */
+TEST_F_TIMEOUT(evict, keeps_accessed_by_mappings, 300)
+{
+	const uint64_t n = UVM_VA_BLOCK_SIZE / self->dev.page_size;
+	struct uvm_test_gpu_op op = uvm_op_read(self->a, UVM_VA_BLOCK_SIZE, 8, NULL);
+	struct uvm_counters d;
+
+	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->a, UVM_VA_BLOCK_SIZE,
+				UVM_ADVICE_SET_ACCESSED_BY, UVM_LOC_GPU(1)));
+	evict_a(_metadata, self);
+	ASSERT_RESIDENCY(&self->dev, self->a, n,
+			 uvm_state(UVM_CPU_BIT, UVM_GPU_BIT(1), UVM_GPU_BIT(1), UVM_GPU_BIT(1)));
+	UVM_COUNT_DELTA(self->dev.fd, d,
+		ASSERT_EQ(0, uvm_launch1(self->dev.fd, 1, 4, op, &op)));
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_GPU_FAULTS]);
+	ASSERT_EQ(uvm_checksum(self->ref, self->a, UVM_VA_BLOCK_SIZE), op.checksum);
+	ASSERT_EQ(-1, uvm_memcmp_at(self->a, self->ref, UVM_VA_BLOCK_SIZE));
+}
+
+/* Pages whose preferred location is another GPU are evicted to it */
+TEST_F_TIMEOUT(evict, to_preferred_gpu, 300)
+{
+	const uint64_t n = UVM_VA_BLOCK_SIZE / self->dev.page_size;
+	struct uvm_test_page_state st;
+	struct uvm_counters d;
+
+	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->a, UVM_VA_BLOCK_SIZE,
+				UVM_ADVICE_SET_PREFERRED_LOCATION, UVM_LOC_GPU(1)));
+	d = evict_a(_metadata, self);
+	ASSERT_EQ(n, d.c[UVM_COUNTER_PAGES_D2D]);
+	ASSERT_EQ(0, uvm_residency(self->dev.fd, self->a, self->dev.page_size, &st));
+	ASSERT_EQ(UVM_GPU_BIT(1), st.resident);
+	ASSERT_RESIDENCY_FLAGS(&self->dev, self->a, n, 0,
+			       uvm_state(UVM_GPU_BIT(1), 0, 0, 0));
+	ASSERT_EQ(-1, uvm_memcmp_at(self->a, self->ref, UVM_VA_BLOCK_SIZE));
+}
+
+/* A full preferred GPU is not evicted into: the pages go to host memory */
+TEST_F_TIMEOUT(evict, preferred_gpu_full_goes_to_host, 300)
+{
+	const uint64_t n = UVM_VA_BLOCK_SIZE / self->dev.page_size;
+	struct uvm_ioc_gpu_info info;
+	struct uvm_counters d;
+	uint8_t *dev;
+
+	ASSERT_EQ(0, uvm_gpu_info(self->dev.fd, 1, &info));
+	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->a, UVM_VA_BLOCK_SIZE,
+				UVM_ADVICE_SET_PREFERRED_LOCATION, UVM_LOC_GPU(1)));
+	dev = mmap(NULL, info.vidmem_size, PROT_NONE, MAP_SHARED, self->dev.fd,
+		   UVM_MMAP_DEVICE(1));
+	ASSERT_NE(MAP_FAILED, dev);
+	d = evict_a(_metadata, self);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_PAGES_D2D]);
+	ASSERT_RESIDENCY_FLAGS(&self->dev, self->a, n, 0, uvm_state(UVM_CPU_BIT, 0, 0, 0));
+	ASSERT_EQ(-1, uvm_memcmp_at(self->a, self->ref, UVM_VA_BLOCK_SIZE));
+	munmap(dev, info.vidmem_size);
+}
+
 TEST_HARNESS_MAIN
