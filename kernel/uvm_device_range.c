@@ -283,7 +283,8 @@ int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *ran
 		n = min_t(u64, UVM_DEVICE_MAP_BATCH, (end - addr) >> PAGE_SHIFT);
 		for (i = 0; i < n; i++)
 			ptes[i] = uvm_device_range_phys(range, addr + ((u64)i << PAGE_SHIFT));
-		ret = gpu->ops->map(gvs, addr, ptes, n, UVM_PROT_READ_WRITE_ATOMIC);
+		ret = gpu->ops->map(gvs, addr, ptes, n, PAGE_SIZE,
+				    UVM_PROT_READ_WRITE_ATOMIC);
 		if (ret)
 			return ret;
 	}

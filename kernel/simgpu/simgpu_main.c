@@ -28,6 +28,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -253,6 +254,7 @@ static void simgpu_props_fill(struct simgpu *sg, struct uvm_gpu_props *props)
 	props->vidmem_size = sg->vidmem.size;
 	props->fault_buffer_entries = sg->fault.size;
 	props->copy_engines = 1;
+	props->page_sizes = SZ_4K | SZ_64K | SZ_2M;
 	props->simulated = true;
 }
 
