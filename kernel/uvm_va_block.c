@@ -843,16 +843,17 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 
 	if (uvm_page_mask_empty(mask))
 		return 0;
-	/* The new state first: the size choice looks at the whole block. */
+	/* Splits rewrite the old translations: before the state changes. */
+	ret = block_gpu_split(block, gpu, mask);
+	if (ret)
+		goto err_unmap;
+	/* Then the new state: the size choice looks at the whole block. */
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++) {
 		if (p < prot)
 			uvm_page_mask_or(&gs->mapped[p], &gs->mapped[p], mask);
 		else
 			uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
 	}
-	ret = block_gpu_split(block, gpu, mask);
-	if (ret)
-		goto err_unmap;
 
 	if ((sizes & SZ_2M) && block_gpu_uniform(gs, 0, UVM_PAGES_PER_BLOCK)) {
 		pa = block_pte_addr(block, gs, 0);

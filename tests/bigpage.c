@@ -338,9 +338,10 @@ TEST_F(bigpage, eviction)
 
 /*
  * Permission change inside a 2 MiB mapping: read-mostly, the CPU reads page
- * 5 and gets a copy, so the GPU's PTE of page 5 becomes read-only: region 0
- * splits to 4 KiB, the others keep 64 KiB, page 5 stays readable.  A GPU
- * write to page 5 collapses it back; the block is 2 MiB again.
+ * 0 and gets a copy, so the GPU's PTE of page 0 becomes read-only: region 0
+ * splits to 4 KiB, the others keep 64 KiB -- still writable: a GPU write
+ * there raises no fault.  A GPU write to page 0 collapses it back; the block
+ * is 2 MiB again.
  */
 TEST_F(bigpage, permission_downgrade)
 {
@@ -350,19 +351,27 @@ TEST_F(bigpage, permission_downgrade)
 	FILL_AND_PREFETCH(p, 0);
 	ASSERT_EQ(0, uvm_advise(self->e.dev.fd, p, BLOCK, UVM_ADVICE_SET_READ_MOSTLY,
 				UVM_LOC_INVALID));
-	ASSERT_EQ(self->e.ref[5 * 4096 + 1], ((volatile uint8_t *)p)[5 * 4096 + 1]);
-	ASSERT_RESIDENCY(&self->e.dev, p + 5 * 4096, 1,
+	ASSERT_EQ(self->e.ref[1], ((volatile uint8_t *)p)[1]);
+	ASSERT_RESIDENCY(&self->e.dev, p, 1,
 			 uvm_state(UVM_CPU_BIT | UVM_GPU_BIT(0),
 				   UVM_CPU_BIT | UVM_GPU_BIT(0), 0, 0));
+	ASSERT_RESIDENCY(&self->e.dev, p + 4096, BLOCK_PAGES - 1, UVM_STATE_GPU(0));
 	READ_SIZES(p, 0);
 	ASSERT_SIZES(0, 16, 4096);
 	ASSERT_SIZES(16, BLOCK_PAGES - 16, SZ64K);
 	ASSERT_GPU_READ(&self->e, 0, p, BLOCK, self->e.ref, 0);
 
+	/* Pages 3 (4 KiB) and 20-31 (64 KiB) kept write permission. */
+	memset(src, 0x77, 12 * 4096);
+	ASSERT_GPU_WRITE(&self->e, 0, p + 3 * 4096, 4096, src, 0);
+	ASSERT_GPU_WRITE(&self->e, 0, p + 20 * 4096, 12 * 4096, src, 0);
+	memcpy(self->e.ref + 3 * 4096, src, 4096);
+	memcpy(self->e.ref + 20 * 4096, src, 12 * 4096);
+
 	memset(src, 0x3c, 4096);
-	ASSERT_EQ(0, uvm_gpu_write(self->e.dev.fd, 0, p + 5 * 4096, 4096, src, &faults));
+	ASSERT_EQ(0, uvm_gpu_write(self->e.dev.fd, 0, p, 4096, src, &faults));
 	ASSERT_LE(1, faults);
-	memcpy(self->e.ref + 5 * 4096, src, 4096);
+	memcpy(self->e.ref, src, 4096);
 	ASSERT_RESIDENCY(&self->e.dev, p, BLOCK_PAGES, UVM_STATE_GPU(0));
 	READ_SIZES(p, 0);
 	ASSERT_SIZES(0, BLOCK_PAGES, BLOCK);
@@ -442,6 +451,48 @@ TEST_F(bigpage, sysmem_stays_4k)
 	READ_SIZES(p, 0);
 	ASSERT_SIZES(0, BLOCK_PAGES, 4096);
 	ASSERT_GPU_READ(&self->e, 0, p, BLOCK, self->e.ref, 0);
+}
+
+/*
+ * Device memory: a 2 MiB region wholly inside the range is one 2 MiB PTE, a
+ * partial region at the end 64 KiB PTEs; peers map the same way.  Bytes are
+ * exact through every size.
+ */
+TEST_F(bigpage, device_memory)
+{
+	uint64_t len = BLOCK + 2 * SZ64K, m2 = gpu_counter(0, "maps_2m");
+	uint64_t m64 = gpu_counter(0, "maps_64k"), p2 = gpu_counter(1, "maps_2m");
+	uint8_t *d;
+
+	ASSERT_EQ(0, uvm_vidmem_wait(self->e.dev.fd, 0, 0));
+	d = uvm_mmap_device_skewed(&self->e.dev, 0, len, 0);
+	ASSERT_NE(MAP_FAILED, d);
+	ASSERT_GPU_WRITE(&self->e, 0, d, len, self->e.ref, UVM_ANY_FAULTS);
+	ASSERT_GPU_READ(&self->e, 0, d, len, self->e.ref, 0);
+	ASSERT_EQ(m2 + 1, gpu_counter(0, "maps_2m"));
+	ASSERT_EQ(m64 + 2, gpu_counter(0, "maps_64k"));
+	if (self->e.dev.num_gpus > 1) {
+		ASSERT_GPU_READ(&self->e, 1, d, len, self->e.ref, UVM_ANY_FAULTS);
+		ASSERT_EQ(p2 + 1, gpu_counter(1, "maps_2m"));
+	}
+	ASSERT_EQ(0, munmap(d, len));
+}
+
+/* Device memory 4 KiB past a 2 MiB boundary: 64 KiB and 4 KiB PTEs only. */
+TEST_F(bigpage, device_memory_skewed)
+{
+	uint64_t m2 = gpu_counter(0, "maps_2m"), m64 = gpu_counter(0, "maps_64k");
+	uint8_t *d;
+
+	ASSERT_EQ(0, uvm_vidmem_wait(self->e.dev.fd, 0, 0));
+	d = uvm_mmap_device_skewed(&self->e.dev, 0, BLOCK, 4096);
+	ASSERT_NE(MAP_FAILED, d);
+	ASSERT_GPU_WRITE(&self->e, 0, d, BLOCK, self->e.ref, UVM_ANY_FAULTS);
+	ASSERT_GPU_READ(&self->e, 0, d, BLOCK, self->e.ref, 0);
+	/* [4K, 64K) 4 KiB; [64K, 2M) 31 x 64 KiB; [2M, 2M + 4K) 4 KiB */
+	ASSERT_EQ(m2, gpu_counter(0, "maps_2m"));
+	ASSERT_EQ(m64 + 31, gpu_counter(0, "maps_64k"));
+	ASSERT_EQ(0, munmap(d, BLOCK));
 }
 
 TEST_HARNESS_MAIN
