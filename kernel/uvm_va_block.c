@@ -492,13 +492,12 @@ static inline bool mask_range_any(const struct uvm_page_mask *m, u32 first, u32 
 static unsigned long block_regions(const struct uvm_page_mask *m, bool full)
 {
 	unsigned long regions = 0;
-	u32 r;
+	u32 r, v;
 
 	for (r = 0; r < UVM_64K_PER_BLOCK; r++) {
-		u32 first = r * UVM_PAGES_PER_64K;
-
-		if (full ? mask_range_full(m, first, UVM_PAGES_PER_64K) :
-			   mask_range_any(m, first, UVM_PAGES_PER_64K))
+		v = bitmap_get_value8(m->bits, r * UVM_PAGES_PER_64K) |
+		    bitmap_get_value8(m->bits, r * UVM_PAGES_PER_64K + 8) << 8;
+		if (full ? v == 0xffff : v != 0)
 			regions |= BIT(r);
 	}
 	return regions;
@@ -607,6 +606,8 @@ static int block_gpu_split(struct uvm_va_block *block, struct uvm_gpu *gpu,
 	unsigned int r;
 	int ret;
 
+	if (!gs->big_2m && !gs->big_64k)
+		return 0;
 	if (gs->big_2m && !mask_range_full(mask, 0, UVM_PAGES_PER_BLOCK)) {
 		ret = block_gpu_rewrite(block, gpu, 0, UVM_PAGES_PER_BLOCK, SZ_64K);
 		if (ret)
@@ -658,7 +659,7 @@ static void block_gpu_widen(const struct uvm_va_block_gpu *gs,
 static void block_gpu_big_drop(struct uvm_va_block_gpu *gs,
 			       const struct uvm_page_mask *revoke)
 {
-	if (uvm_page_mask_empty(revoke))
+	if ((!gs->big_2m && !gs->big_64k) || uvm_page_mask_empty(revoke))
 		return;
 	gs->big_2m = false;
 	gs->big_64k &= ~block_regions(revoke, false);
@@ -889,7 +890,7 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 	 * that before writing, so a failure leaves no stale big entry that
 	 * @mask would cut.
 	 */
-	if (!uvm_page_mask_empty(&small)) {
+	if ((gs->big_2m || gs->big_64k) && !uvm_page_mask_empty(&small)) {
 		gs->big_2m = false;
 		gs->big_64k &= ~block_regions(&small, false);
 	}
