@@ -355,6 +355,8 @@ bool simgpu_phys_valid(u16 aperture, u16 gpu, u64 addr);
 struct page *simgpu_phys_page(u16 aperture, u16 gpu, u64 addr);
 
 /* simgpu_pt.c */
+int simgpu_pt_cache_init(void);
+void simgpu_pt_cache_exit(void);
 void simgpu_pt_init(struct simgpu_pt *pt);
 bool simgpu_pt_destroy(struct simgpu_pt *pt);
 int simgpu_pt_map(struct simgpu_pt *pt, u64 va,

@@ -346,6 +346,9 @@ int simgpu_init(void)
 	ret = simgpu_params_check();
 	if (ret)
 		return ret;
+	ret = simgpu_pt_cache_init();
+	if (ret)
+		return ret;
 
 	for (i = 0; i < simgpu_num_gpus; i++) {
 		ret = simgpu_create(i);
@@ -359,6 +362,7 @@ int simgpu_init(void)
 err_destroy_gpus:
 	pr_err(SIMGPU_PREFIX "creating GPU %u failed: %d\n", i, ret);
 	simgpu_destroy_all();
+	simgpu_pt_cache_exit();
 	return ret;
 }
 
@@ -371,6 +375,7 @@ err_destroy_gpus:
 void simgpu_exit(void)
 {
 	simgpu_destroy_all();
+	simgpu_pt_cache_exit();
 }
 
 /**
