@@ -73,6 +73,7 @@
 #include "uvm_gpu.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_pte.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_space.h"
 
@@ -293,17 +294,6 @@ void uvm_va_block_duplicated(struct uvm_va_block *block,
 	}
 }
 
-static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
-							 struct uvm_va_block_gpu *gs,
-							 u32 page)
-{
-	return (struct uvm_gpu_address){
-		.addr = gs->chunk.addr + ((u64)page << PAGE_SHIFT),
-		.aperture = UVM_APERTURE_VID,
-		.gpu = gpu_index,
-	};
-}
-
 /* Copy engine work */
 
 /**
@@ -321,7 +311,7 @@ static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *bloc
 			 u32 proc, u32 page, struct uvm_gpu_address *addr)
 {
 	if (proc != UVM_PROCESSOR_CPU) {
-		*addr = block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
+		*addr = uvm_va_block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
 		return 0;
 	}
 	return uvm_ce_batch_sysmem(&ctx->ce, block->cpu.pages[page], addr);
@@ -373,7 +363,7 @@ static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx,
 	struct uvm_ce_op op = {
 		.type = UVM_CE_MEMSET,
 		.size = (end - first) << PAGE_SHIFT,
-		.dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first),
+		.dst = uvm_va_block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first),
 	};
 	int ret;
 
@@ -432,260 +422,6 @@ static void block_release_dma(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
 	}
 }
 
-/* GPU page sizes */
-
-/**
- * DOC: GPU page sizes
- *
- * A GPU maps the pages of a block with the biggest PTEs its backend supports
- * (&uvm_gpu_props.page_sizes) and the mapping allows:
- *
- * - one 2 MiB PTE when all 512 pages are mapped with one permission to one
- *   GPU's copy (its own chunk or a peer's: a block's chunk is 2 MiB of
- *   contiguous, 2 MiB-aligned vidmem, page i at chunk + i pages);
- * - else one 64 KiB PTE for each aligned 64 KiB region whose 16 pages are
- *   all mapped with one permission to one GPU's copy;
- * - else 4 KiB PTEs.  Mappings of the CPU's copies stay 4 KiB: CPU pages are
- *   allocated one by one, not physically contiguous.
- *
- * &uvm_va_block_gpu.big_2m and &uvm_va_block_gpu.big_64k record which big
- * PTEs the GPU holds.  Every PTE write (block_write_ptes()) re-evaluates the
- * regions it touches, so a region that becomes full again (after a split,
- * or page by page through faults) is promoted back.
- *
- * Before pages inside a big PTE are unmapped or rewritten on their own
- * (partial revoke, permission change, migration of part of a region), the
- * big PTE is *split*: its whole range is rewritten with smaller PTEs of the
- * same translation (2 MiB to 64 KiB, then the 64 KiB regions concerned to
- * 4 KiB), so the GPU never sees a hole; the unmap or rewrite that follows
- * is then followed by the usual TLB invalidate.  A split that fails for
- * page-table memory makes the revoke cover the whole big PTE instead.
- *
- * Invariant: a big PTE's pages are all mapped, with one permission, to one
- * GPU's copy (the masks and gs->target[] say so), and the GPU's page table
- * holds exactly the tracked big PTEs -- or, transiently inside
- * block_write_ptes(), smaller ones over pages the operation is rewriting.
- */
-
-#define UVM_PAGES_PER_64K	(SZ_64K >> PAGE_SHIFT)
-#define UVM_64K_PER_BLOCK	(UVM_PAGES_PER_BLOCK / UVM_PAGES_PER_64K)
-
-static_assert(UVM_64K_PER_BLOCK <= 32);
-
-static inline bool mask_range_full(const struct uvm_page_mask *m, u32 first, u32 n)
-{
-	return find_next_zero_bit(m->bits, first + n, first) >= first + n;
-}
-
-static inline bool mask_range_any(const struct uvm_page_mask *m, u32 first, u32 n)
-{
-	return find_next_bit(m->bits, first + n, first) < first + n;
-}
-
-/**
- * block_regions() - the 64 KiB regions a mask touches or fills
- * @m:		pages
- * @full:	only regions whose pages are all in @m
- *
- * Return: bit r for region r (pages 16r to 16r + 15).
- */
-static unsigned long block_regions(const struct uvm_page_mask *m, bool full)
-{
-	unsigned long regions = 0;
-	u32 r, v;
-
-	for (r = 0; r < UVM_64K_PER_BLOCK; r++) {
-		v = bitmap_get_value8(m->bits, r * UVM_PAGES_PER_64K) |
-		    bitmap_get_value8(m->bits, r * UVM_PAGES_PER_64K + 8) << 8;
-		if (full ? v == 0xffff : v != 0)
-			regions |= BIT(r);
-	}
-	return regions;
-}
-
-/**
- * block_pte_addr() - the physical address a GPU's PTE of a page points at
- * @block:	the block; its lock held
- * @gs:		the GPU's state; gs->target[@page] (and gs->dma[@page] for the
- *		CPU) set
- * @page:	page index
- *
- * Return: the address.
- */
-static struct uvm_gpu_address block_pte_addr(struct uvm_va_block *block,
-					     struct uvm_va_block_gpu *gs, u32 page)
-{
-	u32 t = gs->target[page];
-
-	if (t == UVM_PROCESSOR_CPU)
-		return (struct uvm_gpu_address){
-			.addr = gs->dma[page],
-			.aperture = UVM_APERTURE_SYS,
-		};
-	return block_gpu_page_addr(t - 1, block->gpus[t - 1], page);
-}
-
-/**
- * block_gpu_uniform() - may a run of pages share one big PTE?
- * @gs:		a GPU's state of the block
- * @first:	first page index, aligned to @n
- * @n:		pages in the run
- *
- * Return: true when every page of the run is mapped, all with one
- * permission, all to the copy of one GPU (physically contiguous).
- */
-static bool block_gpu_uniform(const struct uvm_va_block_gpu *gs, u32 first, u32 n)
-{
-	u32 t = gs->target[first], p;
-
-	if (t == UVM_PROCESSOR_CPU || !mask_range_full(&gs->mapped[0], first, n))
-		return false;
-	for (p = 1; p < ARRAY_SIZE(gs->mapped); p++)
-		if (mask_range_any(&gs->mapped[p], first, n) &&
-		    !mask_range_full(&gs->mapped[p], first, n))
-			return false;
-	return !memchr_inv(&gs->target[first], t, n);
-}
-
-/**
- * block_gpu_rewrite() - rewrite mapped pages with smaller PTEs
- * @block:	the block; its lock held
- * @gpu:	the GPU
- * @first:	first page index, aligned to @page_size
- * @n:		pages, a multiple of @page_size; all mapped, with one
- *		permission, by one big PTE
- * @page_size:	the new PTE size
- *
- * The translation of every page stays the same.
- *
- * Return: 0 or -errno of map().
- */
-static int block_gpu_rewrite(struct uvm_va_block *block, struct uvm_gpu *gpu,
-			     u32 first, u32 n, u32 page_size)
-{
-	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
-	struct uvm_gpu_va_space *gvs = uvm_va_space_gpu_va_space(block->va_space, gpu);
-	struct uvm_gpu_address ptes[UVM_PAGES_PER_64K];
-	u32 step = page_size >> PAGE_SHIFT, i, k;
-	enum uvm_prot prot = UVM_PROT_NONE;
-	int ret;
-
-	while (prot < UVM_PROT_READ_WRITE_ATOMIC &&
-	       uvm_page_mask_test(&gs->mapped[prot], first))
-		prot++;
-	for (i = 0; i < n; i += k * step) {
-		for (k = 0; k < ARRAY_SIZE(ptes) && i + k * step < n; k++)
-			ptes[k] = block_pte_addr(block, gs, first + i + k * step);
-		ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, first + i),
-				    ptes, k, page_size, prot);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/**
- * block_gpu_split() - split the big PTEs that a set of pages cuts
- * @block:	the block; its lock held
- * @gpu:	the GPU
- * @mask:	pages about to be unmapped or rewritten
- *
- * A 2 MiB PTE becomes 64 KiB PTEs, then each 64 KiB PTE that @mask covers
- * only partly becomes 4 KiB PTEs.  Afterwards every big PTE lies inside
- * @mask or outside it.  No TLB invalidate is needed: translations are
- * unchanged.
- *
- * Return: 0 or -errno of map(); the PTEs not yet split keep being tracked
- * as big.
- */
-static int block_gpu_split(struct uvm_va_block *block, struct uvm_gpu *gpu,
-			   const struct uvm_page_mask *mask)
-{
-	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
-	unsigned long cut;
-	unsigned int r;
-	int ret;
-
-	if (!gs->big_2m && !gs->big_64k)
-		return 0;
-	if (gs->big_2m && !mask_range_full(mask, 0, UVM_PAGES_PER_BLOCK)) {
-		ret = block_gpu_rewrite(block, gpu, 0, UVM_PAGES_PER_BLOCK, SZ_64K);
-		if (ret)
-			return ret;
-		gs->big_2m = false;
-		gs->big_64k = GENMASK(UVM_64K_PER_BLOCK - 1, 0);
-		uvm_gpu_count_event(gpu, UVM_GPU_SPLITS, 1);
-	}
-	cut = block_regions(mask, false) & ~block_regions(mask, true) & gs->big_64k;
-	for_each_set_bit(r, &cut, UVM_64K_PER_BLOCK) {
-		ret = block_gpu_rewrite(block, gpu, r * UVM_PAGES_PER_64K,
-					UVM_PAGES_PER_64K, PAGE_SIZE);
-		if (ret)
-			return ret;
-		gs->big_64k &= ~BIT(r);
-		uvm_gpu_count_event(gpu, UVM_GPU_SPLITS, 1);
-	}
-	return 0;
-}
-
-/**
- * block_gpu_widen() - grow a revoke to the big PTEs it cuts
- * @gs:		a GPU's state of the block
- * @revoke:	pages to revoke; grown to whole big PTEs
- *
- * For when splitting failed: the big PTEs' pages are all mapped, so
- * @revoke stays within the mapped pages.
- */
-static void block_gpu_widen(const struct uvm_va_block_gpu *gs,
-			    struct uvm_page_mask *revoke)
-{
-	unsigned long big;
-	unsigned int r;
-
-	if (gs->big_2m) {
-		*revoke = gs->mapped[0];
-		return;
-	}
-	big = block_regions(revoke, false) & gs->big_64k;
-	for_each_set_bit(r, &big, UVM_64K_PER_BLOCK)
-		bitmap_set(revoke->bits, r * UVM_PAGES_PER_64K, UVM_PAGES_PER_64K);
-}
-
-/**
- * block_gpu_big_drop() - forget the big PTEs of revoked pages
- * @gs:		a GPU's state of the block
- * @revoke:	pages just unmapped, covering whole big PTEs
- */
-static void block_gpu_big_drop(struct uvm_va_block_gpu *gs,
-			       const struct uvm_page_mask *revoke)
-{
-	if ((!gs->big_2m && !gs->big_64k) || uvm_page_mask_empty(revoke))
-		return;
-	gs->big_2m = false;
-	gs->big_64k &= ~block_regions(revoke, false);
-}
-
-/**
- * uvm_va_block_gpu_pte_size() - the size of the PTE mapping a page on a GPU
- * @block:	the block; its lock held
- * @gpu_index:	the GPU
- * @page:	page index
- *
- * Return: 0 when unmapped, else SZ_4K, SZ_64K or SZ_2M.
- */
-u32 uvm_va_block_gpu_pte_size(struct uvm_va_block *block, u32 gpu_index, u32 page)
-{
-	struct uvm_va_block_gpu *gs = block->gpus[gpu_index];
-
-	if (!gs || !uvm_page_mask_test(&gs->mapped[0], page))
-		return 0;
-	if (gs->big_2m)
-		return SZ_2M;
-	if (gs->big_64k & BIT(page / UVM_PAGES_PER_64K))
-		return SZ_64K;
-	return PAGE_SIZE;
-}
-
 /**
  * block_revoke_gpu() - remove a GPU's PTEs of some pages and invalidate
  * @block:	the block; its lock held
@@ -713,13 +449,13 @@ static void block_revoke_gpu(struct uvm_va_block *block, struct uvm_gpu *gpu,
 		return;
 
 	gvs = uvm_va_space_gpu_va_space(block->va_space, gpu);
-	if (block_gpu_split(block, gpu, &revoke))
-		block_gpu_widen(gs, &revoke);
+	if (uvm_va_block_gpu_split(block, gpu, &revoke))
+		uvm_va_block_gpu_widen(gs, &revoke);
 	for_each_page_run_in_mask(first, end, &revoke)
 		gpu->ops->unmap(gvs, uvm_va_block_page_addr(block, first),
 				end - first);
 	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
-	block_gpu_big_drop(gs, &revoke);
+	uvm_va_block_gpu_big_drop(gs, &revoke);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], &revoke);
 	uvm_page_mask_andnot(&gs->remote, &gs->remote, &revoke);
@@ -800,7 +536,7 @@ static int block_write_4k(struct uvm_va_block *block, struct uvm_va_block_ctx *c
 		for (page = first; page < end; page += n) {
 			n = min_t(u32, end - page, UVM_CTX_PTES);
 			for (p = 0; p < n; p++)
-				ctx->ptes[p] = block_pte_addr(block, gs, page + p);
+				ctx->ptes[p] = uvm_va_block_pte_addr(block, gs, page + p);
 			ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, page),
 					    ctx->ptes, n, PAGE_SIZE, prot);
 			if (ret)
@@ -845,7 +581,7 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 	if (uvm_page_mask_empty(mask))
 		return 0;
 	/* Splits rewrite the old translations: before the state changes. */
-	ret = block_gpu_split(block, gpu, mask);
+	ret = uvm_va_block_gpu_split(block, gpu, mask);
 	if (ret)
 		goto err_unmap;
 	/* Then the new state: the size choice looks at the whole block. */
@@ -856,8 +592,8 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 			uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
 	}
 
-	if ((sizes & SZ_2M) && block_gpu_uniform(gs, 0, UVM_PAGES_PER_BLOCK)) {
-		pa = block_pte_addr(block, gs, 0);
+	if ((sizes & SZ_2M) && uvm_va_block_gpu_uniform(gs, 0, UVM_PAGES_PER_BLOCK)) {
+		pa = uvm_va_block_pte_addr(block, gs, 0);
 		ret = gpu->ops->map(gvs, block->start, &pa, 1, SZ_2M, prot);
 		if (ret)
 			goto err_unmap;
@@ -868,15 +604,15 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 	}
 
 	small = *mask;
-	touched = block_regions(mask, false);
+	touched = uvm_va_block_regions(mask, false);
 	for_each_set_bit(r, &touched, UVM_64K_PER_BLOCK) {
 		u32 first = r * UVM_PAGES_PER_64K;
 
 		if (!(sizes & SZ_64K) ||
-		    !block_gpu_uniform(gs, first, UVM_PAGES_PER_64K))
+		    !uvm_va_block_gpu_uniform(gs, first, UVM_PAGES_PER_64K))
 			continue;
 		bitmap_clear(small.bits, first, UVM_PAGES_PER_64K);
-		pa = block_pte_addr(block, gs, first);
+		pa = uvm_va_block_pte_addr(block, gs, first);
 		ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, first),
 				    &pa, 1, SZ_64K, prot);
 		if (ret)
@@ -892,7 +628,7 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 	 */
 	if ((gs->big_2m || gs->big_64k) && !uvm_page_mask_empty(&small)) {
 		gs->big_2m = false;
-		gs->big_64k &= ~block_regions(&small, false);
+		gs->big_64k &= ~uvm_va_block_regions(&small, false);
 	}
 	ret = block_write_4k(block, ctx, gpu, &small, prot);
 	if (ret)
@@ -1021,7 +757,7 @@ int uvm_va_block_copy_addr(struct uvm_va_block *block, struct uvm_ce_batch *b,
 
 	if (target == UVM_PROCESSOR_CPU)
 		return uvm_ce_batch_sysmem(b, block->cpu.pages[page], addr);
-	*addr = block_gpu_page_addr(target - 1, block->gpus[target - 1], page);
+	*addr = uvm_va_block_gpu_page_addr(target - 1, block->gpus[target - 1], page);
 	return 0;
 }
 

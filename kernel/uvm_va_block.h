@@ -126,6 +126,18 @@ static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
 	return block->start + ((u64)page << PAGE_SHIFT);
 }
 
+/* The vidmem address of page @page of a GPU's chunk (gs->has_chunk). */
+static inline struct uvm_gpu_address uvm_va_block_gpu_page_addr(u32 gpu_index,
+								struct uvm_va_block_gpu *gs,
+								u32 page)
+{
+	return (struct uvm_gpu_address){
+		.addr = gs->chunk.addr + ((u64)page << PAGE_SHIFT),
+		.aperture = UVM_APERTURE_VID,
+		.gpu = gpu_index,
+	};
+}
+
 /* Pages of @block inside [start, end), clipped to the block. */
 void uvm_va_block_range_mask(const struct uvm_va_block *block, u64 start,
 			     u64 end, struct uvm_page_mask *mask);

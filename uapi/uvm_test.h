@@ -129,10 +129,10 @@ struct uvm_test_page_state {
 
 /**
  * struct uvm_test_page_state_sizes - a page's state and GPU PTE sizes
- * @state:	as reported without UVM_TEST_RESIDENCY_PTE_SIZES
- * @mapped_64k:	GPUs (UVM_PROCESSOR_MASK bits) mapping the page with a
- *		64 KiB PTE
- * @mapped_2m:	GPUs mapping the page with a 2 MiB PTE
+ * @state:	(out) as reported without UVM_TEST_RESIDENCY_PTE_SIZES
+ * @mapped_64k:	(out) GPUs (UVM_PROCESSOR_MASK bits) mapping the page with
+ *		a 64 KiB PTE
+ * @mapped_2m:	(out) GPUs mapping the page with a 2 MiB PTE
  *
  * A GPU in @state.mapped_read and in neither mask maps the page with a
  * 4 KiB PTE.
