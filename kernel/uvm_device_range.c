@@ -17,8 +17,11 @@
  * Device memory never migrates and is never evicted.  A GPU access faults
  * once per 2 MiB region: the servicer maps the region's part of the range
  * in the faulting GPU's page table, to the local chunk or, from another GPU,
- * as peer memory.  Only whole ranges can be unmapped (may_split refuses);
- * unmapping removes every GPU's PTEs, invalidates, then frees the chunks.
+ * as peer memory, with the biggest PTEs that fit (a whole region is one
+ * 2 MiB PTE; the edges of a range not 2 MiB aligned use 64 KiB and 4 KiB).
+ * Only whole ranges can be unmapped (may_split refuses), so big PTEs are
+ * never split: unmapping removes every GPU's PTEs, invalidates, then frees
+ * the chunks.
  *
  * Locking: a device range is immutable between creation and destruction,
  * both under the VA space lock held for write; fault servicing reads it
@@ -26,6 +29,7 @@
  * fault servicing work item.
  */
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "uvm_ce.h"
@@ -259,6 +263,32 @@ err_free:
 }
 
 /**
+ * device_pte_size() - the biggest PTE that can map device memory at @addr
+ * @gpu:	the GPU writing the PTE
+ * @addr:	page-aligned address in a device range
+ * @end:	end of the part of the range being mapped (within @addr's 2 MiB
+ *		region)
+ *
+ * A region's chunk is contiguous and 2 MiB aligned, with the byte at @va at
+ * chunk + (@va & (2 MiB - 1)): any naturally aligned run inside the range
+ * is physically contiguous and aligned alike.  The range is only ever
+ * unmapped whole, so big PTEs never need splitting.
+ *
+ * Return: SZ_2M, SZ_64K or PAGE_SIZE.
+ */
+static u32 device_pte_size(struct uvm_gpu *gpu, u64 addr, u64 end)
+{
+	static const u32 sizes[] = { SZ_2M, SZ_64K };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		if ((gpu->props.page_sizes & sizes[i]) &&
+		    IS_ALIGNED(addr, sizes[i]) && end - addr >= sizes[i])
+			return sizes[i];
+	return PAGE_SIZE;
+}
+
+/**
  * uvm_device_range_map() - map the 2 MiB region of a fault on a GPU
  * @va_space:	the VA space; its lock held for read
  * @range:	a device range
@@ -276,16 +306,22 @@ int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *ran
 	u64 end = min(round_down(va, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE,
 		      uvm_va_range_end(range));
 	u64 addr;
-	u32 i, n;
+	u32 n, size;
 	int ret;
 
-	for (addr = first; addr < end; addr += (u64)n << PAGE_SHIFT) {
-		n = min_t(u64, UVM_DEVICE_MAP_BATCH, (end - addr) >> PAGE_SHIFT);
-		for (i = 0; i < n; i++)
-			ptes[i] = uvm_device_range_phys(range, addr + ((u64)i << PAGE_SHIFT));
-		ret = gpu->ops->map(gvs, addr, ptes, n, UVM_PROT_READ_WRITE_ATOMIC);
+	for (addr = first; addr < end; addr += (u64)n * size) {
+		size = device_pte_size(gpu, addr, end);
+		for (n = 0; n < UVM_DEVICE_MAP_BATCH && addr + (u64)n * size < end &&
+		     device_pte_size(gpu, addr + (u64)n * size, end) == size; n++)
+			ptes[n] = uvm_device_range_phys(range, addr + (u64)n * size);
+		ret = gpu->ops->map(gvs, addr, ptes, n, size,
+				    UVM_PROT_READ_WRITE_ATOMIC);
 		if (ret)
 			return ret;
+		if (size == SZ_2M)
+			uvm_gpu_count_event(gpu, UVM_GPU_MAPS_2M, n);
+		else if (size == SZ_64K)
+			uvm_gpu_count_event(gpu, UVM_GPU_MAPS_64K, n);
 	}
 	uvm_va_space_count(va_space, UVM_COUNTER_GPU_PAGES_MAPPED,
 			   (end - first) >> PAGE_SHIFT);

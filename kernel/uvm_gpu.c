@@ -58,6 +58,7 @@ struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
 	gpu->ops = ops;
 	gpu->hw = hw;
 	gpu->props = *props;
+	gpu->props.page_sizes |= PAGE_SIZE;
 	strscpy(gpu->name, props->name ? props->name : "GPU", sizeof(gpu->name));
 	gpu->props.name = gpu->name;
 	uvm_pmm_init(&gpu->pmm, props->vidmem_size >> UVM_VA_BLOCK_SHIFT);
@@ -234,6 +235,9 @@ UVM_GPU_COUNTER_ATTR(fault_coalesce_ns, UVM_GPU_COALESCE_NS);
 UVM_GPU_COUNTER_ATTR(fault_service_ns, UVM_GPU_SERVICE_NS);
 UVM_GPU_COUNTER_ATTR(fault_replay_ns, UVM_GPU_REPLAY_NS);
 UVM_GPU_COUNTER_ATTR(access_notifications, UVM_GPU_ACCESS_NOTIFICATIONS);
+UVM_GPU_COUNTER_ATTR(maps_2m, UVM_GPU_MAPS_2M);
+UVM_GPU_COUNTER_ATTR(maps_64k, UVM_GPU_MAPS_64K);
+UVM_GPU_COUNTER_ATTR(pte_splits, UVM_GPU_SPLITS);
 
 static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_name.attr,
@@ -256,6 +260,9 @@ static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_fault_service_ns.attr.attr,
 	&uvm_gpu_attr_fault_replay_ns.attr.attr,
 	&uvm_gpu_attr_access_notifications.attr.attr,
+	&uvm_gpu_attr_maps_2m.attr.attr,
+	&uvm_gpu_attr_maps_64k.attr.attr,
+	&uvm_gpu_attr_pte_splits.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uvm_gpu);

@@ -35,6 +35,9 @@ enum uvm_gpu_counter {
 	UVM_GPU_SERVICE_NS,
 	UVM_GPU_REPLAY_NS,
 	UVM_GPU_ACCESS_NOTIFICATIONS,	/* access-counter notifications */
+	UVM_GPU_MAPS_2M,	/* 2 MiB PTEs written for managed memory */
+	UVM_GPU_MAPS_64K,	/* 64 KiB PTEs written for managed memory */
+	UVM_GPU_SPLITS,		/* big PTEs split into smaller ones */
 	UVM_GPU_COUNTER_COUNT,
 };
 

@@ -9,7 +9,9 @@
  *
  *  - GPU VA spaces: one GPU page-table root per (VA space, GPU), named by a
  *    small integer "instance" that the GPU writes into every fault entry;
- *  - page-table updates (map, unmap) and TLB invalidation.  After
+ *  - page-table updates (map, unmap) and TLB invalidation, with PTEs of the
+ *    sizes the GPU advertises in &uvm_gpu_props.page_sizes (see "Page
+ *    sizes" below).  After
  *    tlb_invalidate() returns, no access that used a translation removed
  *    before the call is still in flight: the core may then reuse or move the
  *    physical memory behind it;
@@ -26,6 +28,22 @@
  * The backend notifies the core with uvm_gpu_fault_notify() when new fault
  * entries (or an overflow) are pending: the equivalent of the fault
  * interrupt.
+ *
+ * Page sizes: a GPU maps 4 KiB pages and may support bigger PTEs (64 KiB,
+ * 2 MiB) for physically contiguous, naturally aligned runs.  The contract:
+ *
+ *  - map() writes @count PTEs of one @page_size; it replaces the PTEs it
+ *    covers.  When it covers only part of a bigger PTE, the backend first
+ *    splits that PTE into PTEs of @page_size with the same translation, so
+ *    the rest of its range stays mapped: the core splits a big mapping by
+ *    rewriting its whole range with smaller PTEs, in as many map() calls as
+ *    it likes, and the GPU never sees a hole;
+ *  - unmap() covers whole PTEs only: the core splits a big PTE (as above)
+ *    before unmapping part of it.  A backend given a range that cuts a big
+ *    PTE warns once and unmaps exactly the range (splitting), or, without
+ *    memory to split, the whole big PTE;
+ *  - a split rewrites identical translations, so it needs no TLB invalidate
+ *    by itself; the unmap or permission change that follows it does.
  *
  * Locking: the ops may be called concurrently from several threads, except
  * fault_fetch(), which the core calls from one servicing context per GPU at a
@@ -148,13 +166,18 @@ struct uvm_ce_op {
  * @vaspace_create: create the page-table root of @gvs (gvs->instance is
  *	already assigned by the core); may sleep.  Return 0 or -errno.
  * @vaspace_destroy: free it; all its mappings are gone and no launch uses it.
- * @map: write @npages consecutive PTEs from @va (page aligned), page i
- *	pointing at @pages[i], with permission @prot.  Replaces existing PTEs.
- *	Called in process context under the core's block lock; must not sleep
- *	for long.  Return 0 or -errno (-ENOMEM for page-table memory); on
- *	failure some PTEs of the range may have been written: the caller
- *	unmaps the range (or, for fixed memory, leaves the correct PTEs).
- * @unmap: clear @npages PTEs from @va.  Never fails.
+ * @map: write @count consecutive PTEs of @page_size bytes (a size in
+ *	&uvm_gpu_props.page_sizes) from @va, PTE i mapping the physically
+ *	contiguous run of @page_size bytes that starts at @pages[i], with
+ *	permission @prot; @va and every @pages[i].addr are aligned to
+ *	@page_size.  Replaces existing PTEs (splitting bigger ones it covers
+ *	partly, see "Page sizes").  Called in process context under the
+ *	core's block lock; must not sleep for long.  Return 0 or -errno
+ *	(-ENOMEM for page-table memory); on failure some PTEs of the range
+ *	may have been written: the caller unmaps the range (or, for fixed
+ *	memory, leaves the correct PTEs).
+ * @unmap: clear the PTEs of the @npages 4 KiB pages from @va; the range
+ *	covers whole PTEs (see "Page sizes").  Never fails.
  * @tlb_invalidate: make the page-table updates of [@va, @va + @size)
  *	visible and wait until no access using an older translation of that
  *	range is in flight.  May sleep.
@@ -190,8 +213,8 @@ struct uvm_gpu_ops {
 	void (*vaspace_destroy)(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs);
 
 	int (*map)(struct uvm_gpu_va_space *gvs, u64 va,
-		   const struct uvm_gpu_address *pages, u32 npages,
-		   enum uvm_prot prot);
+		   const struct uvm_gpu_address *pages, u32 count,
+		   u32 page_size, enum uvm_prot prot);
 	void (*unmap)(struct uvm_gpu_va_space *gvs, u64 va, u32 npages);
 	void (*tlb_invalidate)(struct uvm_gpu_va_space *gvs, u64 va, u64 size);
 
@@ -225,6 +248,9 @@ struct uvm_gpu_ops {
  * @vidmem_size:	bytes of vidmem, a multiple of 2 MiB
  * @fault_buffer_entries: capacity of the replayable fault buffer
  * @copy_engines:	number of copy engines
+ * @page_sizes:		PTE sizes map() accepts, a bitmask of sizes in bytes
+ *			(SZ_4K | SZ_64K | SZ_2M); PAGE_SIZE is always
+ *			supported, 0 means PAGE_SIZE only
  * @simulated:		the simulated backend
  */
 struct uvm_gpu_props {
@@ -233,6 +259,7 @@ struct uvm_gpu_props {
 	u64 vidmem_size;
 	u32 fault_buffer_entries;
 	u32 copy_engines;
+	u32 page_sizes;
 	bool simulated;
 };
 

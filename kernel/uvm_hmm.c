@@ -558,7 +558,8 @@ static void __uvm_hmm_write_ptes(struct uvm_hmm_ctx *ctx,
 
 	gvs = uvm_va_space_gpu_va_space(region->va_space, gpu);
 	ret = uvm_hmm_should_fail() ? -ENOMEM :
-	      gpu->ops->map(gvs, uvm_hmm_page_addr(region, first), ctx->ptes, n, prot);
+	      gpu->ops->map(gvs, uvm_hmm_page_addr(region, first), ctx->ptes, n,
+			    PAGE_SIZE, prot);
 	if (ret) {
 		/* A failed map may have written some PTEs: remove the run. */
 		gpu->ops->unmap(gvs, uvm_hmm_page_addr(region, first), n);

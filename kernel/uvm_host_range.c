@@ -119,7 +119,7 @@ int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range
 	}
 	pte.addr = (*dma)[p];
 	ret = gpu->ops->map(uvm_va_space_gpu_va_space(va_space, gpu), va & PAGE_MASK,
-			    &pte, 1, host->read_only ? UVM_PROT_READ_ONLY :
+			    &pte, 1, PAGE_SIZE, host->read_only ? UVM_PROT_READ_ONLY :
 						       UVM_PROT_READ_WRITE_ATOMIC);
 	if (!ret)
 		uvm_va_space_count(va_space, UVM_COUNTER_GPU_PAGES_MAPPED, 1);

@@ -17,6 +17,7 @@
  * in turn, and copies to userspace after dropping them.
  */
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -33,6 +34,10 @@ static_assert(sizeof(struct uvm_test_gpu_op) == 80);
 static_assert(sizeof(struct uvm_test_launch) == 80);
 static_assert(sizeof(struct uvm_test_page_state) == 32);
 static_assert(sizeof(struct uvm_test_residency) == 32);
+static_assert(sizeof(struct uvm_test_page_state_sizes) == 48);
+
+#define UVM_TEST_RESIDENCY_FLAGS (UVM_TEST_RESIDENCY_PAGEABLE | \
+				  UVM_TEST_RESIDENCY_PTE_SIZES)
 
 static int uvm_test_launch(struct uvm_va_space *va_space, void *data)
 {
@@ -48,16 +53,39 @@ static int uvm_test_launch(struct uvm_va_space *va_space, void *data)
 }
 
 /**
+ * uvm_test_pte_sizes() - which GPUs map a page with a big PTE
+ * @block:	the block; its lock held
+ * @page:	page index
+ * @out:	out: @out->mapped_64k and @out->mapped_2m
+ */
+static void uvm_test_pte_sizes(struct uvm_va_block *block, u32 page,
+			       struct uvm_test_page_state_sizes *out)
+{
+	u32 i, size;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		size = uvm_va_block_gpu_pte_size(block, i, page);
+		if (size == SZ_64K)
+			out->mapped_64k |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(i));
+		else if (size == SZ_2M)
+			out->mapped_2m |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(i));
+	}
+}
+
+/**
  * uvm_test_residency_fill() - gather the state of a range of pages
  * @va_space:	the VA space
  * @start:	first page address
  * @npages:	pages
  * @states:	out, @npages entries, zeroed by the caller
+ * @sizes:	out, NULL or @npages entries, zeroed by the caller: the GPUs
+ *		mapping each page with a 64 KiB and a 2 MiB PTE
  *
  * Return: 0 or -EINTR.
  */
 static int uvm_test_residency_fill(struct uvm_va_space *va_space, u64 start,
-				   u64 npages, struct uvm_test_page_state *states)
+				   u64 npages, struct uvm_test_page_state *states,
+				   struct uvm_test_page_state_sizes *sizes)
 {
 	u64 addr = start, end = start + (npages << PAGE_SHIFT);
 	struct uvm_va_block *block;
@@ -75,9 +103,12 @@ static int uvm_test_residency_fill(struct uvm_va_space *va_space, u64 start,
 		if (block) {
 			mutex_lock(&block->lock);
 			for (; addr < block_end; addr += PAGE_SIZE) {
+				u64 i = (addr - start) >> PAGE_SHIFT;
+
 				page = uvm_va_block_page_index(block, addr);
-				uvm_va_block_page_state(block, page,
-							&states[(addr - start) >> PAGE_SHIFT]);
+				uvm_va_block_page_state(block, page, &states[i]);
+				if (sizes)
+					uvm_test_pte_sizes(block, page, &sizes[i]);
 			}
 			mutex_unlock(&block->lock);
 		}
@@ -126,11 +157,12 @@ static int uvm_test_residency_pageable(struct uvm_va_space *va_space, u64 start,
 static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_test_residency *args = data;
+	struct uvm_test_page_state_sizes *sizes = NULL;
 	struct uvm_test_page_state *states;
-	u64 npages;
+	u64 npages, i;
 	int ret;
 
-	if ((args->flags & ~UVM_TEST_RESIDENCY_PAGEABLE) || args->pad)
+	if ((args->flags & ~UVM_TEST_RESIDENCY_FLAGS) || args->pad)
 		return -EINVAL;
 	if ((args->flags & UVM_TEST_RESIDENCY_PAGEABLE) &&
 	    !(uvm_hmm_caps() & UVM_CAP_HMM_MIRROR))
@@ -145,13 +177,30 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 	states = kvcalloc(npages, sizeof(*states), GFP_KERNEL_ACCOUNT);
 	if (!states)
 		return -ENOMEM;
-	ret = uvm_test_residency_fill(va_space, args->address, npages, states);
+	if (args->flags & UVM_TEST_RESIDENCY_PTE_SIZES) {
+		sizes = kvcalloc(npages, sizeof(*sizes), GFP_KERNEL_ACCOUNT);
+		if (!sizes) {
+			kvfree(states);
+			return -ENOMEM;
+		}
+	}
+	ret = uvm_test_residency_fill(va_space, args->address, npages, states,
+				      sizes);
 	if (!ret && (args->flags & UVM_TEST_RESIDENCY_PAGEABLE))
 		ret = uvm_test_residency_pageable(va_space, args->address, npages,
 						  states);
-	if (!ret && copy_to_user(u64_to_user_ptr(args->states_ptr), states,
-				 npages * sizeof(*states)))
+	if (!ret && sizes) {
+		/* Pageable memory is mapped with 4 KiB PTEs only. */
+		for (i = 0; i < npages; i++)
+			sizes[i].state = states[i];
+		if (copy_to_user(u64_to_user_ptr(args->states_ptr), sizes,
+				 npages * sizeof(*sizes)))
+			ret = -EFAULT;
+	} else if (!ret && copy_to_user(u64_to_user_ptr(args->states_ptr), states,
+					npages * sizeof(*states))) {
 		ret = -EFAULT;
+	}
+	kvfree(sizes);
 	kvfree(states);
 	return ret;
 }

@@ -64,13 +64,16 @@
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/xarray.h>
 
 #include "uvm_ce.h"
 #include "uvm_gpu.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_pte.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_space.h"
 
@@ -318,17 +321,6 @@ void uvm_va_block_duplicated(struct uvm_va_block *block,
 	}
 }
 
-static inline struct uvm_gpu_address block_gpu_page_addr(u32 gpu_index,
-							 struct uvm_va_block_gpu *gs,
-							 u32 page)
-{
-	return (struct uvm_gpu_address){
-		.addr = gs->chunk.addr + ((u64)page << PAGE_SHIFT),
-		.aperture = UVM_APERTURE_VID,
-		.gpu = gpu_index,
-	};
-}
-
 /* Copy engine work */
 
 /**
@@ -346,7 +338,7 @@ static int ctx_page_addr(struct uvm_va_block_ctx *ctx, struct uvm_va_block *bloc
 			 u32 proc, u32 page, struct uvm_gpu_address *addr)
 {
 	if (proc != UVM_PROCESSOR_CPU) {
-		*addr = block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
+		*addr = uvm_va_block_gpu_page_addr(proc - 1, block->gpus[proc - 1], page);
 		return 0;
 	}
 	return uvm_ce_batch_sysmem(&ctx->ce, block->cpu.pages[page], addr);
@@ -398,7 +390,7 @@ static int ctx_zero_gpu_pages(struct uvm_va_block_ctx *ctx,
 	struct uvm_ce_op op = {
 		.type = UVM_CE_MEMSET,
 		.size = (end - first) << PAGE_SHIFT,
-		.dst = block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first),
+		.dst = uvm_va_block_gpu_page_addr(gpu->index, block->gpus[gpu->index], first),
 	};
 	int ret;
 
@@ -463,6 +455,10 @@ static void block_release_dma(struct uvm_gpu *gpu, struct uvm_va_block_gpu *gs,
  * @gpu:	the GPU
  * @mask:	pages
  *
+ * Big PTEs that @mask cuts are split first, so the other pages they cover
+ * stay mapped; without memory to split them, their whole range is revoked
+ * (unmapping more is always safe: the GPU faults and maps again).
+ *
  * When this returns no access of @gpu through the removed PTEs is in
  * flight.
  */
@@ -480,10 +476,13 @@ static void block_revoke_gpu(struct uvm_va_block *block, struct uvm_gpu *gpu,
 		return;
 
 	gvs = uvm_va_space_gpu_va_space(block->va_space, gpu);
+	if (uvm_va_block_gpu_split(block, gpu, &revoke))
+		uvm_va_block_gpu_widen(gs, &revoke);
 	for_each_page_run_in_mask(first, end, &revoke)
 		gpu->ops->unmap(gvs, uvm_va_block_page_addr(block, first),
 				end - first);
 	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
+	uvm_va_block_gpu_big_drop(gs, &revoke);
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
 		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], &revoke);
 	uvm_page_mask_andnot(&gs->remote, &gs->remote, &revoke);
@@ -542,12 +541,51 @@ static void block_revoke_to(struct uvm_va_block *block, u32 proc,
 }
 
 /**
+ * block_write_4k() - write 4 KiB PTEs for pages, pointing at their targets
+ * @block:	the block; its lock held
+ * @ctx:	scratch space
+ * @gpu:	the GPU
+ * @mask:	pages; no big PTE is tracked over them
+ * @prot:	permission of every PTE
+ *
+ * Return: 0 or -errno of map().
+ */
+static int block_write_4k(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+			  struct uvm_gpu *gpu, const struct uvm_page_mask *mask,
+			  enum uvm_prot prot)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+	struct uvm_gpu_va_space *gvs = uvm_va_space_gpu_va_space(block->va_space, gpu);
+	unsigned int first, end, page, n, p;
+	int ret;
+
+	for_each_page_run_in_mask(first, end, mask) {
+		for (page = first; page < end; page += n) {
+			n = min_t(u32, end - page, UVM_CTX_PTES);
+			for (p = 0; p < n; p++)
+				ctx->ptes[p] = uvm_va_block_pte_addr(block, gs, page + p);
+			ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, page),
+					    ctx->ptes, n, PAGE_SIZE, prot);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/**
  * block_write_ptes() - write a GPU's PTEs for pages, pointing at their targets
  * @block:	the block; its lock held
  * @ctx:	scratch space
  * @gpu:	the GPU
  * @mask:	pages; gs->target[] and, for CPU targets, gs->dma[] set
  * @prot:	permission of every PTE
+ *
+ * Picks the biggest PTEs the result allows (see "GPU page sizes"): big PTEs
+ * that @mask cuts are split first; then the whole block gets one 2 MiB PTE
+ * when it qualifies, else each qualifying 64 KiB region @mask touches gets a
+ * 64 KiB PTE (which also promotes a region that just became full), and the
+ * remaining pages of @mask get 4 KiB PTEs.
  *
  * On failure the pages of @mask end up unmapped, so the GPU never holds a
  * PTE the block does not know about.
@@ -560,47 +598,74 @@ static int block_write_ptes(struct uvm_va_block *block, struct uvm_va_block_ctx 
 {
 	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
 	struct uvm_gpu_va_space *gvs = uvm_va_space_gpu_va_space(block->va_space, gpu);
-	unsigned int first, end, page, n, p;
+	u32 sizes = gpu->props.page_sizes;
+	struct uvm_page_mask small;
+	struct uvm_gpu_address pa;
+	unsigned long touched;
+	unsigned int p, r;
 	int ret;
 
-	for_each_page_run_in_mask(first, end, mask) {
-		for (page = first; page < end; page += n) {
-			n = min_t(u32, end - page, UVM_CTX_PTES);
-			for (p = 0; p < n; p++) {
-				u32 t = gs->target[page + p];
-
-				if (t == UVM_PROCESSOR_CPU)
-					ctx->ptes[p] = (struct uvm_gpu_address){
-						.addr = gs->dma[page + p],
-						.aperture = UVM_APERTURE_SYS,
-					};
-				else
-					ctx->ptes[p] = block_gpu_page_addr(t - 1,
-									   block->gpus[t - 1],
-									   page + p);
-			}
-			ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, page),
-					    ctx->ptes, n, prot);
-			if (ret)
-				goto err_unmap;
-		}
-	}
+	if (uvm_page_mask_empty(mask))
+		return 0;
+	/* Splits rewrite the old translations: before the state changes. */
+	ret = uvm_va_block_gpu_split(block, gpu, mask);
+	if (ret)
+		goto err_unmap;
+	/* Then the new state: the size choice looks at the whole block. */
 	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++) {
 		if (p < prot)
 			uvm_page_mask_or(&gs->mapped[p], &gs->mapped[p], mask);
 		else
 			uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
 	}
+
+	if ((sizes & SZ_2M) && uvm_va_block_gpu_uniform(gs, 0, UVM_PAGES_PER_BLOCK)) {
+		pa = uvm_va_block_pte_addr(block, gs, 0);
+		ret = gpu->ops->map(gvs, block->start, &pa, 1, SZ_2M, prot);
+		if (ret)
+			goto err_unmap;
+		gs->big_2m = true;
+		gs->big_64k = 0;
+		uvm_gpu_count_event(gpu, UVM_GPU_MAPS_2M, 1);
+		return 0;
+	}
+
+	small = *mask;
+	touched = uvm_va_block_regions(mask, false);
+	for_each_set_bit(r, &touched, UVM_64K_PER_BLOCK) {
+		u32 first = r * UVM_PAGES_PER_64K;
+
+		if (!(sizes & SZ_64K) ||
+		    !uvm_va_block_gpu_uniform(gs, first, UVM_PAGES_PER_64K))
+			continue;
+		bitmap_clear(small.bits, first, UVM_PAGES_PER_64K);
+		pa = uvm_va_block_pte_addr(block, gs, first);
+		ret = gpu->ops->map(gvs, uvm_va_block_page_addr(block, first),
+				    &pa, 1, SZ_64K, prot);
+		if (ret)
+			goto err_unmap;
+		gs->big_2m = false;
+		gs->big_64k |= BIT(r);
+		uvm_gpu_count_event(gpu, UVM_GPU_MAPS_64K, 1);
+	}
+	/*
+	 * 4 KiB PTEs over what was a big PTE split it (see uvm_hal.h); track
+	 * that before writing, so a failure leaves no stale big entry that
+	 * @mask would cut.
+	 */
+	if ((gs->big_2m || gs->big_64k) && !uvm_page_mask_empty(&small)) {
+		gs->big_2m = false;
+		gs->big_64k &= ~uvm_va_block_regions(&small, false);
+	}
+	ret = block_write_4k(block, ctx, gpu, &small, prot);
+	if (ret)
+		goto err_unmap;
 	return 0;
 
 err_unmap:
-	for_each_page_run_in_mask(first, end, mask)
-		gpu->ops->unmap(gvs, uvm_va_block_page_addr(block, first), end - first);
-	gpu->ops->tlb_invalidate(gvs, block->start, UVM_VA_BLOCK_SIZE);
-	for (p = 0; p < ARRAY_SIZE(gs->mapped); p++)
-		uvm_page_mask_andnot(&gs->mapped[p], &gs->mapped[p], mask);
-	uvm_page_mask_andnot(&gs->remote, &gs->remote, mask);
-	block_release_dma(gpu, gs, mask);
+	/* Pages of @mask may have PTEs now: revoke them all. */
+	uvm_page_mask_or(&gs->mapped[0], &gs->mapped[0], mask);
+	block_revoke_gpu(block, gpu, mask);
 	return ret;
 }
 
@@ -719,7 +784,7 @@ int uvm_va_block_copy_addr(struct uvm_va_block *block, struct uvm_ce_batch *b,
 
 	if (target == UVM_PROCESSOR_CPU)
 		return uvm_ce_batch_sysmem(b, block->cpu.pages[page], addr);
-	*addr = block_gpu_page_addr(target - 1, block->gpus[target - 1], page);
+	*addr = uvm_va_block_gpu_page_addr(target - 1, block->gpus[target - 1], page);
 	return 0;
 }
 

@@ -49,6 +49,9 @@ struct uvm_va_block_cpu {
  *		local case needs no per-page look at @target)
  * @dma:	for pages mapped to the CPU's copy, the DMA address from
  *		sysmem_map(); allocated on first use
+ * @big_64k:	64 KiB regions (bit r: pages 16r to 16r + 15) mapped by one
+ *		64 KiB PTE (see "GPU page sizes" in uvm_va_block.c)
+ * @big_2m:	the whole block is mapped by one 2 MiB PTE
  */
 struct uvm_va_block_gpu {
 	struct uvm_pmm_chunk chunk;
@@ -58,6 +61,8 @@ struct uvm_va_block_gpu {
 	u8 target[UVM_PAGES_PER_BLOCK];
 	struct uvm_page_mask remote;
 	u64 *dma;
+	u32 big_64k;
+	bool big_2m;
 };
 
 /**
@@ -121,6 +126,18 @@ static inline u64 uvm_va_block_page_addr(const struct uvm_va_block *block,
 	return block->start + ((u64)page << PAGE_SHIFT);
 }
 
+/* The vidmem address of page @page of a GPU's chunk (gs->has_chunk). */
+static inline struct uvm_gpu_address uvm_va_block_gpu_page_addr(u32 gpu_index,
+								struct uvm_va_block_gpu *gs,
+								u32 page)
+{
+	return (struct uvm_gpu_address){
+		.addr = gs->chunk.addr + ((u64)page << PAGE_SHIFT),
+		.aperture = UVM_APERTURE_VID,
+		.gpu = gpu_index,
+	};
+}
+
 /* Pages of @block inside [start, end), clipped to the block. */
 void uvm_va_block_range_mask(const struct uvm_va_block *block, u64 start,
 			     u64 end, struct uvm_page_mask *mask);
@@ -138,6 +155,8 @@ void uvm_va_block_destroy(struct uvm_va_block *block);
 bool uvm_va_block_is_empty(struct uvm_va_block *block);
 void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
 			     struct uvm_test_page_state *state);
+u32 uvm_va_block_gpu_pte_size(struct uvm_va_block *block, u32 gpu_index,
+			      u32 page);
 
 /*
  * Residency and mapping primitives (uvm_va_block.c), block lock held.

@@ -102,6 +102,12 @@ TEST(residency_layout)
 	ASSERT_FIELD(struct uvm_test_residency, states_ptr, 16, 8);
 	ASSERT_FIELD(struct uvm_test_residency, flags, 24, 4);
 	ASSERT_FIELD(struct uvm_test_residency, pad, 28, 4);
+	ASSERT_EQ(48, sizeof(struct uvm_test_page_state_sizes));
+	ASSERT_FIELD(struct uvm_test_page_state_sizes, state, 0, 32);
+	ASSERT_FIELD(struct uvm_test_page_state_sizes, mapped_64k, 32, 8);
+	ASSERT_FIELD(struct uvm_test_page_state_sizes, mapped_2m, 40, 8);
+	ASSERT_EQ(1U, UVM_TEST_RESIDENCY_PAGEABLE);
+	ASSERT_EQ(2U, UVM_TEST_RESIDENCY_PTE_SIZES);
 }
 
 /* Command numbers: _IOWR, magic 0xD5, the numbers and sizes above */

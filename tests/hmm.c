@@ -1058,7 +1058,7 @@ TEST_F(hmm, residency_flags)
 	uint8_t *m = uvm_mmap(&self->dev, self->ps);
 
 	ASSERT_NE(MAP_FAILED, m);
-	ASSERT_EQ(-EINVAL, uvm_residency_flags(self->dev.fd, m, self->ps, st, 2));
+	ASSERT_EQ(-EINVAL, uvm_residency_flags(self->dev.fd, m, self->ps, st, 1U << 2));
 	ASSERT_EQ(-EINVAL, uvm_residency_flags(self->dev.fd, m, self->ps, st, 1U << 31));
 	m[0] = 1;
 	ASSERT_PAGEABLE(&self->dev, m, 1, UVM_STATE_CPU);

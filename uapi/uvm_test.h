@@ -127,15 +127,35 @@ struct uvm_test_page_state {
 
 #define UVM_TEST_RESIDENCY_MAX_PAGES	(1U << 16)
 
+/**
+ * struct uvm_test_page_state_sizes - a page's state and GPU PTE sizes
+ * @state:	(out) as reported without UVM_TEST_RESIDENCY_PTE_SIZES
+ * @mapped_64k:	(out) GPUs (UVM_PROCESSOR_MASK bits) mapping the page with
+ *		a 64 KiB PTE
+ * @mapped_2m:	(out) GPUs mapping the page with a 2 MiB PTE
+ *
+ * A GPU in @state.mapped_read and in neither mask maps the page with a
+ * 4 KiB PTE.
+ */
+struct uvm_test_page_state_sizes {
+	struct uvm_test_page_state state;
+	__u64 mapped_64k;
+	__u64 mapped_2m;
+};
+
 /* struct uvm_test_residency::flags */
 #define UVM_TEST_RESIDENCY_PAGEABLE	(1U << 0)	/* report pageable memory too */
+/* states_ptr is an array of struct uvm_test_page_state_sizes */
+#define UVM_TEST_RESIDENCY_PTE_SIZES	(1U << 1)
 
 /**
  * struct uvm_test_residency - UVM_TEST_IOC_RESIDENCY: per-page state
  * @address:	(in) page-aligned start
  * @length:	(in) page multiple, at most UVM_TEST_RESIDENCY_MAX_PAGES pages
  * @states_ptr:	(in) user array of length / page size struct uvm_test_page_state
- * @flags:	(in) UVM_TEST_RESIDENCY_PAGEABLE or 0
+ *		(struct uvm_test_page_state_sizes with
+ *		UVM_TEST_RESIDENCY_PTE_SIZES)
+ * @flags:	(in) UVM_TEST_RESIDENCY_* flags or 0
  * @pad:	must be zero
  *
  * Pages outside any managed range report all-zero state, unless

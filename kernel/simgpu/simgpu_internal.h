@@ -10,7 +10,8 @@
  *  - &struct simgpu_vidmem (simgpu_vidmem.c): 2 MiB chunks of "video memory"
  *    backed by host pages;
  *  - &struct simgpu_vaspace (simgpu_mmu.c): the page table of one GPU VA
- *    space and the semaphore that implements TLB invalidation;
+ *    space (format in simgpu_pt.c) and the semaphore that implements TLB
+ *    invalidation;
  *  - &struct simgpu_fault_buffer (simgpu_fault_buffer.c): the replayable
  *    fault ring and the list of stalled warps;
  *  - &struct simgpu_ce (simgpu_ce.c): the copy engine;
@@ -210,11 +211,31 @@ struct simgpu {
 };
 
 /**
+ * struct simgpu_pt - a two-level GPU page table (simgpu_pt.c)
+ * @top:	2 MiB PTEs and leaves keyed by va >> 21; its lock serialises
+ *		every writer of the table, readers use RCU
+ */
+struct simgpu_pt {
+	struct xarray top;
+};
+
+/**
+ * struct simgpu_pte - a decoded translation
+ * @pa:		the physical 4 KiB page of the looked-up address
+ * @prot:	enum uvm_prot of the PTE
+ * @size:	bytes the PTE maps: 4 KiB, 64 KiB or 2 MiB
+ */
+struct simgpu_pte {
+	struct uvm_gpu_address pa;
+	u32 prot;
+	u32 size;
+};
+
+/**
  * struct simgpu_vaspace - the page table of one GPU VA space
  * @sg:		the GPU
  * @instance:	&uvm_gpu_va_space.instance, written into fault entries
- * @ptes:	PTEs keyed by va >> PAGE_SHIFT, xa_mk_value() encoded (see
- *		simgpu_mmu.c); its own lock serialises writers, readers use RCU
+ * @pt:		the page table (simgpu_pt.c)
  * @tlb_sem:	read-held by warps around translate + access, write-taken by
  *		tlb_invalidate() to wait for accesses using old translations
  * @access:	access counts of remote accesses by region (simgpu_access.c)
@@ -222,7 +243,7 @@ struct simgpu {
 struct simgpu_vaspace {
 	struct simgpu *sg;
 	u32 instance;
-	struct xarray ptes;
+	struct simgpu_pt pt;
 	struct rw_semaphore tlb_sem;
 	struct simgpu_access_slot access[1 << SIMGPU_ACCESS_SLOTS_BITS];
 };
@@ -333,12 +354,23 @@ void simgpu_sysmem_unmap(struct uvm_gpu *gpu, u64 dma);
 bool simgpu_phys_valid(u16 aperture, u16 gpu, u64 addr);
 struct page *simgpu_phys_page(u16 aperture, u16 gpu, u64 addr);
 
+/* simgpu_pt.c */
+int simgpu_pt_cache_init(void);
+void simgpu_pt_cache_exit(void);
+void simgpu_pt_init(struct simgpu_pt *pt);
+bool simgpu_pt_destroy(struct simgpu_pt *pt);
+int simgpu_pt_map(struct simgpu_pt *pt, u64 va,
+		  const struct uvm_gpu_address *pages, u32 count,
+		  u32 page_size, enum uvm_prot prot);
+void simgpu_pt_unmap(struct simgpu_pt *pt, u64 va, u64 npages);
+bool simgpu_pt_lookup(struct simgpu_pt *pt, u64 va, struct simgpu_pte *out);
+
 /* simgpu_mmu.c */
 int simgpu_vaspace_create(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs);
 void simgpu_vaspace_destroy(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs);
 int simgpu_mmu_map(struct uvm_gpu_va_space *gvs, u64 va,
-		   const struct uvm_gpu_address *pages, u32 npages,
-		   enum uvm_prot prot);
+		   const struct uvm_gpu_address *pages, u32 count,
+		   u32 page_size, enum uvm_prot prot);
 void simgpu_mmu_unmap(struct uvm_gpu_va_space *gvs, u64 va, u32 npages);
 void simgpu_mmu_tlb_invalidate(struct uvm_gpu_va_space *gvs, u64 va, u64 size);
 struct page *simgpu_mmu_translate(struct simgpu_vaspace *vs, u64 va,

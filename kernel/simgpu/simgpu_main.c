@@ -28,6 +28,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -253,6 +254,7 @@ static void simgpu_props_fill(struct simgpu *sg, struct uvm_gpu_props *props)
 	props->vidmem_size = sg->vidmem.size;
 	props->fault_buffer_entries = sg->fault.size;
 	props->copy_engines = 1;
+	props->page_sizes = SZ_4K | SZ_64K | SZ_2M;
 	props->simulated = true;
 }
 
@@ -344,6 +346,9 @@ int simgpu_init(void)
 	ret = simgpu_params_check();
 	if (ret)
 		return ret;
+	ret = simgpu_pt_cache_init();
+	if (ret)
+		return ret;
 
 	for (i = 0; i < simgpu_num_gpus; i++) {
 		ret = simgpu_create(i);
@@ -357,6 +362,7 @@ int simgpu_init(void)
 err_destroy_gpus:
 	pr_err(SIMGPU_PREFIX "creating GPU %u failed: %d\n", i, ret);
 	simgpu_destroy_all();
+	simgpu_pt_cache_exit();
 	return ret;
 }
 
@@ -369,6 +375,7 @@ err_destroy_gpus:
 void simgpu_exit(void)
 {
 	simgpu_destroy_all();
+	simgpu_pt_cache_exit();
 }
 
 /**

@@ -5,13 +5,9 @@
  * DOC: simulated MMU
  *
  * Each GPU VA space (&struct uvm_gpu_va_space) gets a &struct simgpu_vaspace
- * whose page table is an xarray keyed by ``va >> PAGE_SHIFT``.  A PTE is an
- * xa_mk_value() of::
- *
- *	bits  0-1	permission (enum uvm_prot, never NONE)
- *	bit   2		aperture is VID (else SYS)
- *	bits  3-8	for VID, the core index of the GPU owning the vidmem
- *	bits 12-61	page-aligned physical address (DMA address or offset)
+ * whose page table (&struct simgpu_pt) has 2 MiB, 64 KiB and 4 KiB PTEs; its
+ * format is described in simgpu_pt.c.  The GPU advertises the three sizes in
+ * &uvm_gpu_props.page_sizes.
  *
  * There is no TLB cache: every access of a warp looks its PTE up (lockless,
  * RCU inside xa_load()), so a PTE update is visible to the next access at
@@ -23,69 +19,25 @@
  * tlb_invalidate() takes it for write once: when it gets it, every access
  * that started before has finished, and later ones see the new PTEs.
  *
- * map() writes the PTEs in one pass; xarray nodes are allocated with
- * GFP_NOWAIT outside the lock (the core calls map() under its own locks,
- * possibly ones reclaim takes) and the pass resumes.  On -ENOMEM the PTEs
- * written so far stay: the core unmaps the range, as the contract says.
+ * map() writes the PTEs in one pass; page-table memory is allocated with
+ * GFP_NOWAIT (the core calls map() under its own locks, possibly ones
+ * reclaim takes).  On -ENOMEM the PTEs written so far stay: the core unmaps
+ * the range, as the contract says.
  *
- * Locking: the xarray's internal spinlock serialises PTE writers (map and
- * unmap of one range are also serialised by the core's block lock);
- * translation is lockless.  &simgpu_vaspace.tlb_sem orders accesses against
+ * Locking: the page table's lock serialises PTE writers (map and unmap of
+ * one range are also serialised by the core's block lock); translation is
+ * lockless.  &simgpu_vaspace.tlb_sem orders accesses against
  * invalidation as described above and is never taken with another simgpu
  * lock held.
  */
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/xarray.h>
 
 #include "simgpu_internal.h"
 
-#define SIMGPU_PTE_PROT_MASK	0x3UL
-#define SIMGPU_PTE_VID		BIT(2)
-#define SIMGPU_PTE_GPU_SHIFT	3
-#define SIMGPU_PTE_GPU_MASK	0x3fUL
 #define SIMGPU_PTE_ADDR_LIMIT	BIT_ULL(62)
-
-/* Page-table memory is allocated under the core's locks: never reclaim. */
-#define SIMGPU_PT_GFP		(GFP_NOWAIT | __GFP_NOWARN)
-
-/* PTEs cleared per xarray lock hold in unmap(). */
-#define SIMGPU_UNMAP_BATCH	1024
-
-/**
- * simgpu_pte_encode() - build the PTE value for a physical page
- * @pa: physical page
- * @prot: permission
- *
- * Context: any.
- * Return: the xarray value.
- */
-static unsigned long simgpu_pte_encode(const struct uvm_gpu_address *pa,
-				       enum uvm_prot prot)
-{
-	unsigned long pte = (pa->addr & PAGE_MASK) | prot;
-
-	if (pa->aperture == UVM_APERTURE_VID)
-		pte |= SIMGPU_PTE_VID |
-		       ((unsigned long)pa->gpu << SIMGPU_PTE_GPU_SHIFT);
-	return pte;
-}
-
-/**
- * simgpu_pte_page() - the page a PTE points at
- * @pte: PTE value
- *
- * Context: any.
- * Return: the page, or NULL for a PTE whose target vanished (a core bug).
- */
-static struct page *simgpu_pte_page(unsigned long pte)
-{
-	u16 gpu = (pte >> SIMGPU_PTE_GPU_SHIFT) & SIMGPU_PTE_GPU_MASK;
-
-	if (pte & SIMGPU_PTE_VID)
-		return simgpu_phys_page(UVM_APERTURE_VID, gpu, pte & PAGE_MASK);
-	return simgpu_phys_page(UVM_APERTURE_SYS, 0, pte & PAGE_MASK);
-}
+#define SIMGPU_PAGE_SIZES	(SZ_4K | SZ_64K | SZ_2M)
 
 /**
  * simgpu_vaspace_create() - &uvm_gpu_ops.vaspace_create
@@ -104,7 +56,7 @@ int simgpu_vaspace_create(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs)
 		return -ENOMEM;
 	vs->sg = uvm_gpu_hw(gpu);
 	vs->instance = gvs->instance;
-	xa_init(&vs->ptes);
+	simgpu_pt_init(&vs->pt);
 	init_rwsem(&vs->tlb_sem);
 	gvs->hw = vs;
 	return 0;
@@ -123,10 +75,9 @@ void simgpu_vaspace_destroy(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs)
 
 	if (!vs)
 		return;
-	WARN(!xa_empty(&vs->ptes),
+	WARN(simgpu_pt_destroy(&vs->pt),
 	     SIMGPU_PREFIX "GPU VA space %u destroyed with PTEs left\n",
 	     vs->instance);
-	xa_destroy(&vs->ptes);
 	kfree(vs);
 	gvs->hw = NULL;
 }
@@ -134,28 +85,34 @@ void simgpu_vaspace_destroy(struct uvm_gpu *gpu, struct uvm_gpu_va_space *gvs)
 /**
  * simgpu_mmu_check() - validate a map() request from the core
  * @va: first virtual address
- * @pages: physical pages
- * @npages: number of pages, > 0
+ * @pages: first byte of each PTE
+ * @count: number of PTEs, > 0
+ * @page_size: bytes per PTE
  * @prot: permission
  *
  * Context: any.
- * Return: true when every argument is well formed and every page exists.
+ * Return: true when every argument is well formed and every page a PTE
+ * maps exists.
  */
 static bool simgpu_mmu_check(u64 va, const struct uvm_gpu_address *pages,
-			     u32 npages, enum uvm_prot prot)
+			     u32 count, u32 page_size, enum uvm_prot prot)
 {
+	u64 last;
 	u32 i;
 
-	if (!PAGE_ALIGNED(va) || (va >> PAGE_SHIFT) + npages >
-	    (U64_MAX >> PAGE_SHIFT) || prot < UVM_PROT_READ_ONLY ||
-	    prot > UVM_PROT_READ_WRITE_ATOMIC)
+	if (!is_power_of_2(page_size) || !(page_size & SIMGPU_PAGE_SIZES) ||
+	    !IS_ALIGNED(va, page_size) ||
+	    va + (u64)count * page_size - 1 < va ||
+	    prot < UVM_PROT_READ_ONLY || prot > UVM_PROT_READ_WRITE_ATOMIC)
 		return false;
-	for (i = 0; i < npages; i++) {
-		if (!PAGE_ALIGNED(pages[i].addr) ||
-		    pages[i].addr >= SIMGPU_PTE_ADDR_LIMIT ||
-		    pages[i].gpu > SIMGPU_PTE_GPU_MASK ||
+	for (i = 0; i < count; i++) {
+		last = pages[i].addr + page_size - PAGE_SIZE;
+		if (!IS_ALIGNED(pages[i].addr, page_size) ||
+		    last >= SIMGPU_PTE_ADDR_LIMIT ||
+		    pages[i].gpu >= BIT(6) ||
 		    !simgpu_phys_valid(pages[i].aperture, pages[i].gpu,
-				       pages[i].addr))
+				       pages[i].addr) ||
+		    !simgpu_phys_valid(pages[i].aperture, pages[i].gpu, last))
 			return false;
 	}
 	return true;
@@ -164,84 +121,48 @@ static bool simgpu_mmu_check(u64 va, const struct uvm_gpu_address *pages,
 /**
  * simgpu_mmu_map() - &uvm_gpu_ops.map
  * @gvs: the GPU VA space
- * @va: page-aligned first virtual address
- * @pages: physical page of each virtual page
- * @npages: number of pages
+ * @va: first virtual address, aligned to @page_size
+ * @pages: first byte of each PTE's physically contiguous run
+ * @count: number of PTEs
+ * @page_size: 4 KiB, 64 KiB or 2 MiB
  * @prot: permission of every PTE written
  *
  * Context: process, possibly under the core's spinlocks or reclaim-taken
- * locks: never sleeps; takes the xarray lock.
- * Return: 0; -ENOMEM for page-table memory (nothing changed); -EINVAL (with
- * a warning, a core bug) for a malformed request or a page that does not
- * exist (an unallocated vidmem chunk, an invalid pfn).
+ * locks: never sleeps; takes the page table's lock.
+ * Return: 0; -ENOMEM for page-table memory; -EINVAL (with a warning, a core
+ * bug) for a malformed request or a page that does not exist (an
+ * unallocated vidmem chunk, an invalid pfn).
  */
 int simgpu_mmu_map(struct uvm_gpu_va_space *gvs, u64 va,
-		   const struct uvm_gpu_address *pages, u32 npages,
-		   enum uvm_prot prot)
+		   const struct uvm_gpu_address *pages, u32 count,
+		   u32 page_size, enum uvm_prot prot)
 {
 	struct simgpu_vaspace *vs = gvs->hw;
-	unsigned long first = va >> PAGE_SHIFT;
-	XA_STATE(xas, &vs->ptes, first);
-	u32 i = 0;
 
-	if (!npages)
+	if (!count)
 		return 0;
-	if (WARN_ON_ONCE(!simgpu_mmu_check(va, pages, npages, prot)))
+	if (WARN_ON_ONCE(!simgpu_mmu_check(va, pages, count, page_size, prot)))
 		return -EINVAL;
-
-	/* One pass; node allocations happen outside the lock and retry. */
-	do {
-		xas_lock(&xas);
-		for (; i < npages; i++) {
-			xas_set(&xas, first + i);
-			xas_store(&xas, xa_mk_value(simgpu_pte_encode(&pages[i], prot)));
-			if (xas_error(&xas))
-				break;
-		}
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, SIMGPU_PT_GFP));
-	return xas_error(&xas);
+	return simgpu_pt_map(&vs->pt, va, pages, count, page_size, prot);
 }
 
 /**
  * simgpu_mmu_unmap() - &uvm_gpu_ops.unmap
  * @gvs: the GPU VA space
  * @va: page-aligned first virtual address
- * @npages: number of PTEs to clear (absent ones are skipped)
+ * @npages: number of 4 KiB pages to unmap (absent PTEs are skipped); the
+ *	range covers whole big PTEs (warns and splits otherwise)
  *
  * Accesses already past their translation keep going until the core's
  * tlb_invalidate().
  *
- * Context: any; takes the xarray lock, never sleeps.
+ * Context: any; takes the page table's lock, never sleeps.
  */
 void simgpu_mmu_unmap(struct uvm_gpu_va_space *gvs, u64 va, u32 npages)
 {
 	struct simgpu_vaspace *vs = gvs->hw;
-	unsigned long first = va >> PAGE_SHIFT;
-	XA_STATE(xas, &vs->ptes, first);
-	unsigned int batch = 0;
-	void *entry;
 
-	if (!npages)
-		return;
-	xas_lock(&xas);
-	xas_for_each(&xas, entry, first + npages - 1) {
-		xas_store(&xas, NULL);
-		if (++batch % SIMGPU_UNMAP_BATCH == 0) {
-			/*
-			 * Not xas_pause(): the store may have freed the
-			 * node, leaving @xas on an ancestor, from which a
-			 * pause would step over live entries.  Restart at
-			 * the next index instead.
-			 */
-			unsigned long next = xas.xa_index + 1;
-
-			xas_unlock(&xas);
-			xas_lock(&xas);
-			xas_set(&xas, next);
-		}
-	}
-	xas_unlock(&xas);
+	simgpu_pt_unmap(&vs->pt, va, npages);
 }
 
 /**
@@ -279,18 +200,14 @@ void simgpu_mmu_tlb_invalidate(struct uvm_gpu_va_space *gvs, u64 va, u64 size)
 struct page *simgpu_mmu_translate(struct simgpu_vaspace *vs, u64 va,
 				  enum uvm_fault_access access, bool *remote)
 {
-	void *entry = xa_load(&vs->ptes, va >> PAGE_SHIFT);
+	struct simgpu_pte pte;
 	struct page *page;
-	unsigned long pte;
 
-	if (!xa_is_value(entry))
+	if (!simgpu_pt_lookup(&vs->pt, va, &pte) || pte.prot < access)
 		return NULL;
-	pte = xa_to_value(entry);
-	if ((pte & SIMGPU_PTE_PROT_MASK) < access)
-		return NULL;
-	page = simgpu_pte_page(pte);
+	page = simgpu_phys_page(pte.pa.aperture, pte.pa.gpu, pte.pa.addr);
 	WARN_ON_ONCE(!page);
-	*remote = !(pte & SIMGPU_PTE_VID) ||
-		  ((pte >> SIMGPU_PTE_GPU_SHIFT) & SIMGPU_PTE_GPU_MASK) != vs->sg->index;
+	*remote = pte.pa.aperture != UVM_APERTURE_VID ||
+		  pte.pa.gpu != vs->sg->index;
 	return page;
 }
