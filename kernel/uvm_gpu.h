@@ -35,6 +35,8 @@ enum uvm_gpu_counter {
 	UVM_GPU_SERVICE_NS,
 	UVM_GPU_REPLAY_NS,
 	UVM_GPU_ACCESS_NOTIFICATIONS,	/* access-counter notifications */
+	UVM_GPU_FAULT_BATCHES_PARALLEL,	/* batches spread over several workers */
+	UVM_GPU_FAULT_GROUPS_HELPED,	/* fault groups serviced by helpers */
 	UVM_GPU_COUNTER_COUNT,
 };
 
@@ -52,6 +54,7 @@ enum uvm_gpu_counter {
  * @fault_wq:	ordered workqueue running @fault_work
  * @fault_work:	replayable fault servicing
  * @fault:	servicing state (batch buffers), used only by @fault_work
+ *		and the helpers it waits for
  * @access_work: access-counter notifications, on @fault_wq
  * @counters:	enum uvm_gpu_counter values
  * @kobj:	/sys/class/misc/uvm/gpuN while shown, else NULL
