@@ -36,16 +36,18 @@
  * unbound work item: GPUs are serviced in parallel, on any CPU.
  *
  * Stage 3 is cut into groups of faults, each serviced under one hold of
- * its VA space's lock (struct uvm_fault_group).  With fault_service_threads
- * at 1 a group is all the faults of one VA space, serviced in order by the
- * GPU's work item.  Above 1 a group is the faults of one 2 MiB block, and
- * when a batch has several groups, up to fault_service_threads workers
- * service them concurrently: the GPU's work item itself and helper work
- * items on an unbound workqueue.  Worker i starts with group i, then each
- * claims the next unclaimed group until none is left; the work item waits
- * for its helpers, then cancels and replays once for the whole batch, as
- * with one thread.  Per-block replays (policy 1) come from whichever worker
- * serviced the block.
+ * its VA space's lock (struct uvm_fault_group).  A batch gets up to
+ * fault_service_threads workers, but at least
+ * fault_service_faults_per_thread distinct faults per worker (waking a
+ * helper costs more than servicing a few faults).  With one worker a group
+ * is all the faults of one VA space, serviced in order by the GPU's work
+ * item, as the driver always did.  With more a group is the faults of one
+ * 2 MiB block, and the workers service the groups concurrently: the GPU's
+ * work item itself and helper work items on an unbound workqueue.  Worker
+ * i starts with group i, then each claims the next unclaimed group until
+ * none is left; the work item waits for its helpers, then cancels and
+ * replays once for the whole batch, as with one worker.  Per-block replays
+ * (policy 1) come from whichever worker serviced the block.
  *
  * Locking: the servicing state (struct uvm_fault_service) belongs to the
  * work item, which never runs concurrently with itself; during stage 3 each
@@ -77,6 +79,7 @@
 #define UVM_FAULT_BATCH_MAX		4096
 #define UVM_FAULT_MAX_BATCHES_PER_PASS	20
 #define UVM_FAULT_THREADS_MAX		16
+#define UVM_FAULT_PER_THREAD_DEFAULT	16
 
 /* fault_replay_policy values */
 #define UVM_REPLAY_BLOCK	1	/* after each block serviced */
@@ -115,6 +118,27 @@ module_param_cb(fault_service_threads, &fault_service_threads_ops,
 MODULE_PARM_DESC(fault_service_threads,
 		 "Workers (CPUs) servicing one fault batch of a GPU concurrently, one 2 MiB block each at a time (default 1, 1.."
 		 __stringify(UVM_FAULT_THREADS_MAX) ")");
+
+static unsigned int fault_service_faults_per_thread = UVM_FAULT_PER_THREAD_DEFAULT;
+
+static int fault_service_faults_per_thread_set(const char *val,
+					       const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, UVM_FAULT_BATCH_MAX);
+}
+
+static const struct kernel_param_ops fault_service_faults_per_thread_ops = {
+	.set = fault_service_faults_per_thread_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(fault_service_faults_per_thread,
+		&fault_service_faults_per_thread_ops,
+		&fault_service_faults_per_thread, 0644);
+MODULE_PARM_DESC(fault_service_faults_per_thread,
+		 "Distinct faults of a batch per worker at least: smaller batches use fewer workers (default "
+		 __stringify(UVM_FAULT_PER_THREAD_DEFAULT) ", 1.."
+		 __stringify(UVM_FAULT_BATCH_MAX) ")");
 
 struct uvm_fault_service;
 
@@ -520,8 +544,11 @@ static void uvm_fault_service_batch(struct uvm_gpu *gpu,
 {
 	u32 threads = clamp_t(u32, READ_ONCE(fault_service_threads), 1,
 			      UVM_FAULT_THREADS_MAX);
+	u32 per = max(READ_ONCE(fault_service_faults_per_thread), 1U);
 	u32 i, nworkers, helped = 0;
 
+	/* Waking a helper costs more than a few faults: not for small batches. */
+	threads = min(threads, max(n / per, 1U));
 	uvm_fault_group_batch(svc, n, threads > 1);
 	nworkers = min(uvm_fault_workers_alloc(svc, threads), svc->ngroups);
 	nworkers = max(nworkers, 1U);

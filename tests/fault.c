@@ -1290,13 +1290,18 @@ TEST_F_TIMEOUT(concurrent, false_sharing_cpu_gpu, 120)
  * per-GPU sysfs counters fault_batches_parallel and fault_groups_helped say
  * whether helpers serviced blocks.
  */
-#define THREADS_PARAM	"/sys/module/uvm/parameters/fault_service_threads"
+#define PARAM_DIR	"/sys/module/uvm/parameters/"
+#define THREADS		"fault_service_threads"
+#define PER_THREAD	"fault_service_faults_per_thread"
 
-static int threads_get(unsigned int *val)
+static int param_get(const char *name, unsigned int *val)
 {
-	FILE *f = fopen(THREADS_PARAM, "r");
+	char path[128];
+	FILE *f;
 	int ret;
 
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	ret = fscanf(f, "%u", val) == 1 ? 0 : -EINVAL;
@@ -1304,10 +1309,13 @@ static int threads_get(unsigned int *val)
 	return ret;
 }
 
-static int threads_set(const char *val)
+static int param_set(const char *name, const char *val)
 {
-	int fd = open(THREADS_PARAM, O_WRONLY), ret;
+	char path[128];
+	int fd, ret;
 
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
 	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
@@ -1334,14 +1342,16 @@ static uint64_t gpu_counter(uint32_t gpu, const char *name)
 FIXTURE(parallel) {
 	struct uvm_dev dev;
 	uint64_t ps;
-	unsigned int threads;	/* the parameter when the test started */
+	unsigned int threads;	/* the parameters when the test started */
+	unsigned int per_thread;
 };
 
 FIXTURE_SETUP(parallel)
 {
 	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 1);
 	self->ps = self->dev.page_size;
-	ASSERT_EQ(0, threads_get(&self->threads));
+	ASSERT_EQ(0, param_get(THREADS, &self->threads));
+	ASSERT_EQ(0, param_get(PER_THREAD, &self->per_thread));
 }
 
 FIXTURE_TEARDOWN(parallel)
@@ -1349,20 +1359,23 @@ FIXTURE_TEARDOWN(parallel)
 	char val[16];
 
 	snprintf(val, sizeof(val), "%u", self->threads);
-	threads_set(val);
+	param_set(THREADS, val);
+	snprintf(val, sizeof(val), "%u", self->per_thread);
+	param_set(PER_THREAD, val);
 	uvm_dev_teardown(&self->dev);
 }
 
 /*
- * 32 warps read 4 CPU-written pages in each of 32 blocks, then write a
+ * 256 warps read 8 CPU-written pages in each of 32 blocks, then write a
  * pattern over them: exact bytes, residency and counters; the batches'
- * parallel servicing is returned.
+ * parallel servicing is returned.  The module spreads only batches of at
+ * least 16 distinct faults per worker: with 256 warps most are.
  */
 static void many_blocks(struct __test_metadata *_metadata,
 			FIXTURE_DATA(parallel) *self,
 			uint64_t *par, uint64_t *helped)
 {
-	const uint64_t nblocks = 32, per_block = 4, block = 2 * UVM_MIB;
+	const uint64_t nblocks = 32, per_block = 8, block = 2 * UVM_MIB;
 	const uint64_t len = nblocks * block, stride = block / per_block;
 	const uint64_t npages = nblocks * per_block, value = 0x5eed;
 	uint64_t k, sum = 0, par0, helped0;
@@ -1370,7 +1383,7 @@ static void many_blocks(struct __test_metadata *_metadata,
 	struct uvm_test_launch l;
 	struct uvm_test_gpu_op op;
 	uint8_t *p, *out, *ref;
-	unsigned int k32;
+	unsigned int t, per;
 
 	p = uvm_mmap_block_aligned(&self->dev, len);
 	ASSERT_NE(MAP_FAILED, p);
@@ -1391,7 +1404,7 @@ static void many_blocks(struct __test_metadata *_metadata,
 	op = uvm_op_random(uvm_op_read(p, len, self->ps, out), 7);
 	op.stride = stride;
 	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
-	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 32, &op, 1, &l));
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 256, &op, 1, &l));
 	d = counters_settle(self->dev.fd, &before, l.faults_raised);
 	ASSERT_EQ(sum, op.checksum);
 	for (k = 0; k < npages; k++)
@@ -1413,7 +1426,7 @@ static void many_blocks(struct __test_metadata *_metadata,
 	op.stride = stride;
 	op.access_size = self->ps;
 	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
-	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 32, &op, 1, &l));
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 256, &op, 1, &l));
 	d = counters_settle(self->dev.fd, &before, l.faults_raised);
 	ASSERT_EQ(l.faults_raised, d.c[UVM_COUNTER_GPU_FAULTS]);
 	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_PAGES_H2D] + d.c[UVM_COUNTER_PAGES_D2D]);
@@ -1429,62 +1442,83 @@ static void many_blocks(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, munmap(p, len));
 	free(ref);
 	free(out);
-	ASSERT_EQ(0, threads_get(&k32));
-	TH_LOG("fault_service_threads=%u: %llu parallel batches, %llu groups helped",
-	       k32, (unsigned long long)*par, (unsigned long long)*helped);
+	ASSERT_EQ(0, param_get(THREADS, &t));
+	ASSERT_EQ(0, param_get(PER_THREAD, &per));
+	TH_LOG("threads=%u faults_per_thread=%u: %llu parallel batches, %llu groups helped",
+	       t, per, (unsigned long long)*par, (unsigned long long)*helped);
 }
 
 /*
- * Faults in many blocks: with the parameter above 1 helpers serviced some
- * of them (each helper started services a group, so helped >= parallel
- * batches); with 1, none did.
+ * Faults in many blocks: with the parameter above 1 (and batches big enough
+ * for it) helpers serviced some of them, and each helper started services a
+ * group, so helped >= parallel batches; with 1, no helper ran.
  */
 TEST_F(parallel, many_blocks)
 {
 	uint64_t par, helped;
 
 	many_blocks(_metadata, self, &par, &helped);
-	if (self->threads > 1) {
+	if (self->threads > 1 && self->per_thread == 1) {
 		ASSERT_LT(0ULL, par);
 		ASSERT_LE(par, helped);
-	} else {
+	} else if (self->threads == 1) {
 		ASSERT_EQ(0ULL, par);
 		ASSERT_EQ(0ULL, helped);
 	}
 }
 
-/* Raised at run time, the parameter takes effect (helpers allocated then) */
-TEST_F(parallel, raised_at_run_time)
+/*
+ * Changed at run time, the parameters take effect (helpers allocated then);
+ * batches smaller than faults_per_thread per worker are not spread.
+ */
+TEST_F(parallel, changed_at_run_time)
 {
 	uint64_t par, helped;
 
-	ASSERT_EQ(0, threads_set("3"));
+	ASSERT_EQ(0, param_set(THREADS, "3"));
+	ASSERT_EQ(0, param_set(PER_THREAD, "1"));
 	many_blocks(_metadata, self, &par, &helped);
 	ASSERT_LT(0ULL, par);
 	ASSERT_LE(par, helped);
-	ASSERT_EQ(0, threads_set("1"));
+	ASSERT_EQ(0, param_set(PER_THREAD, "4096"));
+	many_blocks(_metadata, self, &par, &helped);
+	ASSERT_EQ(0ULL, par);
+	ASSERT_EQ(0ULL, helped);
+	ASSERT_EQ(0, param_set(PER_THREAD, "1"));
+	ASSERT_EQ(0, param_set(THREADS, "1"));
 	many_blocks(_metadata, self, &par, &helped);
 	ASSERT_EQ(0ULL, par);
 	ASSERT_EQ(0ULL, helped);
 }
 
-/* 1..16 accepted, anything else refused and the value kept */
+/* In bounds accepted, anything else refused and the value kept */
 TEST_F(parallel, param_bounds)
 {
-	static const char *const bad[] = { "0", "17", "-1", "4096", "x" };
+	static const char *const bad_threads[] = { "0", "17", "-1", "4096", "x" };
+	static const char *const bad_per[] = { "0", "4097", "-1", "x" };
 	unsigned int i, v;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ASSERT_EQ(-EINVAL, threads_set(bad[i])) TH_LOG("'%s'", bad[i]);
-		ASSERT_EQ(0, threads_get(&v));
+	for (i = 0; i < sizeof(bad_threads) / sizeof(bad_threads[0]); i++) {
+		ASSERT_EQ(-EINVAL, param_set(THREADS, bad_threads[i]))
+			TH_LOG("'%s'", bad_threads[i]);
+		ASSERT_EQ(0, param_get(THREADS, &v));
 		ASSERT_EQ(self->threads, v);
 	}
-	ASSERT_EQ(0, threads_set("16"));
-	ASSERT_EQ(0, threads_get(&v));
+	for (i = 0; i < sizeof(bad_per) / sizeof(bad_per[0]); i++) {
+		ASSERT_EQ(-EINVAL, param_set(PER_THREAD, bad_per[i]))
+			TH_LOG("'%s'", bad_per[i]);
+		ASSERT_EQ(0, param_get(PER_THREAD, &v));
+		ASSERT_EQ(self->per_thread, v);
+	}
+	ASSERT_EQ(0, param_set(THREADS, "16"));
+	ASSERT_EQ(0, param_get(THREADS, &v));
 	ASSERT_EQ(16U, v);
-	ASSERT_EQ(0, threads_set("1"));
-	ASSERT_EQ(0, threads_get(&v));
+	ASSERT_EQ(0, param_set(THREADS, "1"));
+	ASSERT_EQ(0, param_get(THREADS, &v));
 	ASSERT_EQ(1U, v);
+	ASSERT_EQ(0, param_set(PER_THREAD, "4096"));
+	ASSERT_EQ(0, param_get(PER_THREAD, &v));
+	ASSERT_EQ(4096U, v);
 }
 
 TEST_HARNESS_MAIN
