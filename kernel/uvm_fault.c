@@ -446,6 +446,10 @@ static void uvm_fault_group_batch(struct uvm_fault_service *svc, u32 n,
 		va_space = uvm_va_space_get_by_instance(svc->gpu, e[i].instance);
 		if (!va_space)
 			continue;
+		/* One instance per GPU and VA space: else keep one reference. */
+		if (svc->ngroups &&
+		    WARN_ON_ONCE(svc->groups[svc->ngroups - 1].va_space == va_space))
+			uvm_va_space_put(va_space);
 		for (j = i; j < end; j = next) {
 			next = end;
 			if (per_block)
