@@ -35,12 +35,33 @@
  * requeues itself so that other work gets the CPU.  Each GPU has its own
  * unbound work item: GPUs are serviced in parallel, on any CPU.
  *
+ * Stage 3 is cut into groups of faults, each serviced under one hold of
+ * its VA space's lock (struct uvm_fault_group).  A batch gets up to
+ * fault_service_threads workers, but at least
+ * fault_service_faults_per_thread distinct faults per worker (waking a
+ * helper costs more than servicing a few faults).  With one worker a group
+ * is all the faults of one VA space, serviced in order by the GPU's work
+ * item, as the driver always did.  With more a group is the faults of one
+ * 2 MiB block, and the workers service the groups concurrently: the GPU's
+ * work item itself and helper work items on an unbound workqueue.  Worker
+ * i starts with group i, then each claims the next unclaimed group until
+ * none is left; the work item waits for its helpers, then cancels and
+ * replays once for the whole batch, as with one worker.  Per-block replays
+ * (policy 1) come from whichever worker serviced the block.
+ *
  * Locking: the servicing state (struct uvm_fault_service) belongs to the
- * work item, which never runs concurrently with itself.  Per VA space it
- * takes uvm_va_space.lock for read, per block uvm_va_block.lock.  Managed
- * memory is served without mmap_lock; pageable memory after the VA space
- * lock is dropped, with mmap_lock (see uvm_hmm.c).
+ * work item, which never runs concurrently with itself; during stage 3 each
+ * worker writes only its own struct uvm_fault_worker and claims groups with
+ * an atomic cursor.  Per group a worker takes uvm_va_space.lock for read,
+ * per block uvm_va_block.lock, itself: the work item never holds a lock
+ * while it waits for its helpers (a writer queued on the VA space lock
+ * would otherwise block the helpers' readers behind the work item's read
+ * hold).  The VA spaces of the batch are pinned by references (kref) that
+ * the work item takes before the helpers start and drops after they
+ * finished.  Managed memory is served without mmap_lock; pageable memory
+ * after the VA space lock is dropped, with mmap_lock (see uvm_hmm.c).
  */
+#include <linux/atomic.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -57,6 +78,8 @@
 #define UVM_FAULT_BATCH_MIN		1
 #define UVM_FAULT_BATCH_MAX		4096
 #define UVM_FAULT_MAX_BATCHES_PER_PASS	20
+#define UVM_FAULT_THREADS_MAX		16
+#define UVM_FAULT_PER_THREAD_DEFAULT	16
 
 /* fault_replay_policy values */
 #define UVM_REPLAY_BLOCK	1	/* after each block serviced */
@@ -77,27 +100,112 @@ module_param(fault_replay_policy, uint, 0644);
 MODULE_PARM_DESC(fault_replay_policy,
 		 "When stalled accesses retry: 1 per block, 2 per batch, 3 per batch after a buffer flush (default, as the real driver), 4 when the buffer is empty");
 
+static unsigned int fault_service_threads = 1;
+
+static int fault_service_threads_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, UVM_FAULT_THREADS_MAX);
+}
+
+static const struct kernel_param_ops fault_service_threads_ops = {
+	.set = fault_service_threads_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(fault_service_threads, &fault_service_threads_ops,
+		&fault_service_threads, 0644);
+MODULE_PARM_DESC(fault_service_threads,
+		 "Workers (CPUs) servicing one fault batch of a GPU concurrently, one 2 MiB block each at a time (default 1, 1.."
+		 __stringify(UVM_FAULT_THREADS_MAX) ")");
+
+static unsigned int fault_service_faults_per_thread = UVM_FAULT_PER_THREAD_DEFAULT;
+
+static int fault_service_faults_per_thread_set(const char *val,
+					       const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, UVM_FAULT_BATCH_MAX);
+}
+
+static const struct kernel_param_ops fault_service_faults_per_thread_ops = {
+	.set = fault_service_faults_per_thread_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(fault_service_faults_per_thread,
+		&fault_service_faults_per_thread_ops,
+		&fault_service_faults_per_thread, 0644);
+MODULE_PARM_DESC(fault_service_faults_per_thread,
+		 "Distinct faults of a batch per worker at least: smaller batches use fewer workers (default "
+		 __stringify(UVM_FAULT_PER_THREAD_DEFAULT) ", 1.."
+		 __stringify(UVM_FAULT_BATCH_MAX) ")");
+
+struct uvm_fault_service;
+
 /**
- * struct uvm_fault_service - the servicing state of one GPU
- * @entries:	the batch: fetched entries, then the coalesced faults
- * @merged:	for each coalesced fault, how many entries it stands for
+ * struct uvm_fault_group - faults serviced under one hold of a VA space lock
+ * @va_space:	their VA space; the work item holds a reference on it
+ * @first:	index of the first fault in uvm_fault_service.entries
+ * @end:	index after the last
+ */
+struct uvm_fault_group {
+	struct uvm_va_space *va_space;
+	u32 first;
+	u32 end;
+};
+
+/**
+ * struct uvm_fault_worker - one CPU's share of servicing a batch
+ * @work:	helper work item (worker 0 is the GPU's fault work itself)
+ * @svc:	the servicing state it works for
+ * @first_group: the group it services first
+ * @groups:	groups it serviced in this batch
+ * @ctx:	scratch space for block operations; allocated on first use
+ * @req:	the faults of the block being serviced
  * @fatal:	faults to cancel after servicing
  * @nfatal:	entries in @fatal
- * @hmm:	faults of the VA space being serviced outside every
+ * @hmm:	faults of the group being serviced outside every
  *		allocation: pageable memory, served after the managed ones
  * @nhmm:	entries in @hmm
- * @ctx:	scratch space for block operations
- * @req:	the faults of the block being serviced
+ *
+ * Written only by the worker while stage 3 runs, read by the GPU's work
+ * item after the worker finished (flush_work() orders the two).
  */
-struct uvm_fault_service {
-	struct uvm_fault_entry *entries;
-	u32 *merged;
+struct uvm_fault_worker {
+	struct work_struct work;
+	struct uvm_fault_service *svc;
+	u32 first_group;
+	u32 groups;
+	struct uvm_va_block_ctx *ctx;
+	struct uvm_fault_block_req req;
 	struct uvm_fault_entry *fatal;
 	u32 nfatal;
 	struct uvm_fault_entry *hmm;
 	u32 nhmm;
-	struct uvm_va_block_ctx *ctx;
-	struct uvm_fault_block_req req;
+};
+
+/**
+ * struct uvm_fault_service - the servicing state of one GPU
+ * @gpu:	the GPU
+ * @entries:	the batch: fetched entries, then the coalesced faults
+ * @merged:	for each coalesced fault, how many entries it stands for
+ * @groups:	the batch cut into groups, in entries order
+ * @ngroups:	entries in @groups
+ * @next_group:	the next group no worker claimed yet
+ * @nworkers:	workers with their buffers allocated, at least 1
+ * @workers:	worker 0 is the GPU's work item, the others helpers
+ * @help_wq:	unbound workqueue running the helpers
+ */
+struct uvm_fault_service {
+	struct uvm_gpu *gpu;
+	struct uvm_fault_entry *entries;
+	u32 *merged;
+	struct uvm_fault_group *groups;
+	u32 ngroups;
+	atomic_t next_group;
+	u32 nworkers;
+	struct uvm_fault_worker workers[UVM_FAULT_THREADS_MAX];
+	struct workqueue_struct *help_wq;
 };
 
 /**
@@ -170,16 +278,15 @@ static u32 uvm_fault_coalesce(struct uvm_fault_service *svc, u32 n)
 	return unique;
 }
 
-static void uvm_fault_add_fatal(struct uvm_fault_service *svc,
+static void uvm_fault_add_fatal(struct uvm_fault_worker *w,
 				const struct uvm_fault_entry *e)
 {
-	svc->fatal[svc->nfatal++] = *e;
+	w->fatal[w->nfatal++] = *e;
 }
 
 /**
  * uvm_fault_service_block() - service the faults of one block
- * @gpu:	the faulting GPU
- * @svc:	servicing state
+ * @w:		the worker
  * @va_space:	the VA space; its lock held for read
  * @first:	index of the block's first fault in entries
  * @end:	index after its last
@@ -190,13 +297,13 @@ static void uvm_fault_add_fatal(struct uvm_fault_service *svc,
  * all of the block's managed faults when the block cannot be serviced go to
  * the fatal list.
  */
-static void uvm_fault_service_block(struct uvm_gpu *gpu,
-				    struct uvm_fault_service *svc,
+static void uvm_fault_service_block(struct uvm_fault_worker *w,
 				    struct uvm_va_space *va_space,
 				    u32 first, u32 end)
 {
-	struct uvm_fault_block_req *req = &svc->req;
-	struct uvm_fault_entry *e = svc->entries;
+	struct uvm_gpu *gpu = w->svc->gpu;
+	struct uvm_fault_block_req *req = &w->req;
+	struct uvm_fault_entry *e = w->svc->entries;
 	struct uvm_va_block *block;
 	u32 i, page, nreq = 0;
 	int ret;
@@ -206,14 +313,14 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 		struct uvm_va_range *range = uvm_va_range_find(va_space, e[i].va);
 
 		if (!range) {
-			svc->hmm[svc->nhmm++] = e[i];
+			w->hmm[w->nhmm++] = e[i];
 			continue;
 		}
 		if (range->kind != UVM_RANGE_MANAGED) {
 			/* Device and host memory: fixed pages, just map them. */
 			if (uvm_va_range_service_fault(va_space, range, gpu,
 						       e[i].va, e[i].access))
-				uvm_fault_add_fatal(svc, &e[i]);
+				uvm_fault_add_fatal(w, &e[i]);
 			continue;
 		}
 		page = (e[i].va & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
@@ -234,9 +341,9 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 		/* A full GPU: evict with the block lock dropped, then retry. */
 		do {
 			mutex_lock(&block->lock);
-			ret = uvm_va_block_service_gpu_faults(block, svc->ctx, gpu, req);
+			ret = uvm_va_block_service_gpu_faults(block, w->ctx, gpu, req);
 			mutex_unlock(&block->lock);
-		} while (uvm_va_block_oom_evict(svc->ctx, va_space, &ret));
+		} while (uvm_va_block_oom_evict(w->ctx, va_space, &ret));
 	}
 	if (!ret)
 		return;
@@ -247,60 +354,183 @@ static void uvm_fault_service_block(struct uvm_gpu *gpu,
 		struct uvm_va_range *range = uvm_va_range_find(va_space, e[i].va);
 
 		if (range && range->kind == UVM_RANGE_MANAGED)
-			uvm_fault_add_fatal(svc, &e[i]);
+			uvm_fault_add_fatal(w, &e[i]);
 	}
 }
 
 /**
- * uvm_fault_service_va_space() - service the faults of one VA space
- * @gpu:	the faulting GPU
- * @svc:	servicing state
- * @first:	index of the VA space's first fault in entries
- * @end:	index after its last
+ * uvm_fault_service_group() - service a group of faults of one VA space
+ * @w:		the worker
+ * @grp:	the group
  *
- * Faults of a VA space that no longer exists are dropped: their launches
- * are gone with it.
+ * Takes the VA space lock for read around the group's blocks, then serves
+ * the group's pageable faults without it.  The fatal faults are counted in
+ * the VA space here; its other counters once the whole batch is serviced.
  */
-static void uvm_fault_service_va_space(struct uvm_gpu *gpu,
-				       struct uvm_fault_service *svc,
-				       u32 first, u32 end)
+static void uvm_fault_service_group(struct uvm_fault_worker *w,
+				    const struct uvm_fault_group *grp)
 {
-	struct uvm_fault_entry *e = svc->entries;
-	struct uvm_va_space *va_space;
-	u32 i, next, raw = 0, nfatal = svc->nfatal;
-
-	va_space = uvm_va_space_get_by_instance(gpu, e[first].instance);
-	if (!va_space)
-		return;
+	struct uvm_gpu *gpu = w->svc->gpu;
+	struct uvm_fault_entry *e = w->svc->entries;
+	struct uvm_va_space *va_space = grp->va_space;
+	u32 i, next, nfatal = w->nfatal;
 
 	down_read(&va_space->lock);
-	for (i = first; i < end; i = next) {
+	for (i = grp->first; i < grp->end; i = next) {
 		u64 block = e[i].va >> UVM_VA_BLOCK_SHIFT;
 
-		for (next = i + 1; next < end; next++)
+		for (next = i + 1; next < grp->end; next++)
 			if (e[next].va >> UVM_VA_BLOCK_SHIFT != block)
 				break;
-		uvm_fault_service_block(gpu, svc, va_space, i, next);
+		uvm_fault_service_block(w, va_space, i, next);
 		if (READ_ONCE(fault_replay_policy) == UVM_REPLAY_BLOCK) {
 			gpu->ops->fault_replay(gpu);
 			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
 		}
 	}
 	up_read(&va_space->lock);
-	if (svc->nhmm)
-		uvm_hmm_service_faults(va_space, gpu, svc->hmm, svc->nhmm,
-				       svc->fatal, &svc->nfatal);
-	svc->nhmm = 0;
-
-	for (i = first; i < end; i++)
-		raw += svc->merged[i];
-	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS, raw);
-	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS_DUP, raw - (end - first));
-	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULT_BATCHES, 1);
-	uvm_va_space_count(va_space, UVM_COUNTER_GPU_REPLAYS, 1);
+	if (w->nhmm)
+		uvm_hmm_service_faults(va_space, gpu, w->hmm, w->nhmm,
+				       w->fatal, &w->nfatal);
+	w->nhmm = 0;
 	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FATAL_FAULTS,
-			   svc->nfatal - nfatal);
-	uvm_va_space_put(va_space);
+			   w->nfatal - nfatal);
+}
+
+/**
+ * uvm_fault_worker_run() - service groups until none is left
+ * @w:		the worker
+ *
+ * Its first group is its own, so that every worker started for a batch
+ * services at least one; then it claims the next unclaimed group.
+ */
+static void uvm_fault_worker_run(struct uvm_fault_worker *w)
+{
+	struct uvm_fault_service *svc = w->svc;
+	u32 g;
+
+	for (g = w->first_group; g < svc->ngroups;
+	     g = atomic_fetch_inc(&svc->next_group)) {
+		uvm_fault_service_group(w, &svc->groups[g]);
+		w->groups++;
+	}
+}
+
+static void uvm_fault_helper_work(struct work_struct *work)
+{
+	uvm_fault_worker_run(container_of(work, struct uvm_fault_worker, work));
+}
+
+/**
+ * uvm_fault_group_batch() - cut a batch into groups, pin their VA spaces
+ * @svc:	servicing state
+ * @n:		distinct faults at the front of entries, sorted
+ * @per_block:	one group per 2 MiB block, instead of per VA space
+ *
+ * Takes one reference on each VA space of the batch, dropped by
+ * uvm_fault_release_groups().  Faults of a VA space that no longer exists
+ * are dropped: their launches are gone with it.
+ */
+static void uvm_fault_group_batch(struct uvm_fault_service *svc, u32 n,
+				  bool per_block)
+{
+	struct uvm_fault_entry *e = svc->entries;
+	struct uvm_va_space *va_space;
+	u32 i, j, next, end;
+
+	svc->ngroups = 0;
+	for (i = 0; i < n; i = end) {
+		for (end = i + 1; end < n; end++)
+			if (e[end].instance != e[i].instance)
+				break;
+		va_space = uvm_va_space_get_by_instance(svc->gpu, e[i].instance);
+		if (!va_space)
+			continue;
+		/* One instance per GPU and VA space: else keep one reference. */
+		if (svc->ngroups &&
+		    WARN_ON_ONCE(svc->groups[svc->ngroups - 1].va_space == va_space))
+			uvm_va_space_put(va_space);
+		for (j = i; j < end; j = next) {
+			next = end;
+			if (per_block)
+				for (next = j + 1; next < end; next++)
+					if (e[next].va >> UVM_VA_BLOCK_SHIFT !=
+					    e[j].va >> UVM_VA_BLOCK_SHIFT)
+						break;
+			svc->groups[svc->ngroups++] = (struct uvm_fault_group){
+				.va_space = va_space, .first = j, .end = next,
+			};
+		}
+	}
+}
+
+/**
+ * uvm_fault_release_groups() - count a serviced batch in its VA spaces
+ * @svc:	servicing state; its groups are dropped
+ *
+ * The groups of one VA space are adjacent (one instance id per GPU and VA
+ * space, and the batch is sorted by instance id); each VA space holds the
+ * one reference uvm_fault_group_batch() took.
+ */
+static void uvm_fault_release_groups(struct uvm_fault_service *svc)
+{
+	struct uvm_va_space *va_space;
+	u32 g, i, first, end = 0, raw;
+
+	for (g = 0; g < svc->ngroups;) {
+		va_space = svc->groups[g].va_space;
+		first = svc->groups[g].first;
+		for (; g < svc->ngroups && svc->groups[g].va_space == va_space; g++)
+			end = svc->groups[g].end;
+		for (raw = 0, i = first; i < end; i++)
+			raw += svc->merged[i];
+		uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS, raw);
+		uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS_DUP,
+				   raw - (end - first));
+		uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULT_BATCHES, 1);
+		uvm_va_space_count(va_space, UVM_COUNTER_GPU_REPLAYS, 1);
+		uvm_va_space_put(va_space);
+	}
+	svc->ngroups = 0;
+}
+
+static void uvm_fault_worker_free(struct uvm_fault_worker *w)
+{
+	uvm_va_block_ctx_free(w->ctx);
+	kvfree(w->hmm);
+	kvfree(w->fatal);
+}
+
+/**
+ * uvm_fault_workers_alloc() - make sure @want workers have their buffers
+ * @svc:	servicing state
+ * @want:	workers wanted, 1..UVM_FAULT_THREADS_MAX
+ *
+ * Helpers are allocated on first use, so that raising fault_service_threads
+ * at run time takes effect.  Without memory, fewer workers serve.
+ *
+ * Return: the workers available, at least 1 once uvm_fault_gpu_init() has
+ * allocated worker 0.
+ */
+static u32 uvm_fault_workers_alloc(struct uvm_fault_service *svc, u32 want)
+{
+	struct uvm_fault_worker *w;
+
+	while (svc->nworkers < want) {
+		w = &svc->workers[svc->nworkers];
+		w->svc = svc;
+		INIT_WORK(&w->work, uvm_fault_helper_work);
+		w->fatal = kvcalloc(fault_batch_size, sizeof(*w->fatal), GFP_KERNEL);
+		w->hmm = kvcalloc(fault_batch_size, sizeof(*w->hmm), GFP_KERNEL);
+		w->ctx = uvm_va_block_ctx_alloc();
+		if (!w->fatal || !w->hmm || !w->ctx) {
+			uvm_fault_worker_free(w);
+			memset(w, 0, sizeof(*w));
+			break;
+		}
+		svc->nworkers++;
+	}
+	return min(want, svc->nworkers);
 }
 
 /**
@@ -308,42 +538,69 @@ static void uvm_fault_service_va_space(struct uvm_gpu *gpu,
  * @gpu:	the faulting GPU
  * @svc:	servicing state
  * @n:		distinct faults at the front of entries, sorted
+ *
+ * With more than one group and fault_service_threads above 1, helpers
+ * service groups beside the GPU's work item, which waits for them holding
+ * no lock (only references on the VA spaces).
  */
 static void uvm_fault_service_batch(struct uvm_gpu *gpu,
 				    struct uvm_fault_service *svc, u32 n)
 {
-	struct uvm_fault_entry *e = svc->entries;
-	u32 i, next;
+	u32 threads = clamp_t(u32, READ_ONCE(fault_service_threads), 1,
+			      UVM_FAULT_THREADS_MAX);
+	u32 per = max(READ_ONCE(fault_service_faults_per_thread), 1U);
+	u32 i, nworkers, helped = 0;
 
-	for (i = 0; i < n; i = next) {
-		for (next = i + 1; next < n; next++)
-			if (e[next].instance != e[i].instance)
-				break;
-		uvm_fault_service_va_space(gpu, svc, i, next);
+	/* Waking a helper costs more than a few faults: not for small batches. */
+	threads = min(threads, max(n / per, 1U));
+	uvm_fault_group_batch(svc, n, threads > 1);
+	nworkers = min(uvm_fault_workers_alloc(svc, threads), svc->ngroups);
+	nworkers = max(nworkers, 1U);
+
+	atomic_set(&svc->next_group, nworkers);
+	for (i = 0; i < nworkers; i++) {
+		svc->workers[i].first_group = i;
+		svc->workers[i].groups = 0;
 	}
+	for (i = 1; i < nworkers; i++)
+		queue_work(svc->help_wq, &svc->workers[i].work);
+	uvm_fault_worker_run(&svc->workers[0]);
+	for (i = 1; i < nworkers; i++) {
+		flush_work(&svc->workers[i].work);
+		helped += svc->workers[i].groups;
+	}
+	if (nworkers > 1) {
+		uvm_gpu_count_event(gpu, UVM_GPU_FAULT_BATCHES_PARALLEL, 1);
+		uvm_gpu_count_event(gpu, UVM_GPU_FAULT_GROUPS_HELPED, helped);
+	}
+	uvm_fault_release_groups(svc);
 }
 
 /**
  * uvm_fault_cancel_fatal() - end the accesses whose faults are fatal
  * @gpu:	the GPU
- * @svc:	servicing state; its fatal list is emptied
+ * @svc:	servicing state; its workers' fatal lists are emptied
  */
 static void uvm_fault_cancel_fatal(struct uvm_gpu *gpu,
 				   struct uvm_fault_service *svc)
 {
+	struct uvm_fault_worker *w;
 	u32 i;
 
-	for (i = 0; i < svc->nfatal; i++) {
-		const struct uvm_fault_entry *e = &svc->fatal[i];
+	for (w = svc->workers; w < svc->workers + svc->nworkers; w++) {
+		for (i = 0; i < w->nfatal; i++) {
+			const struct uvm_fault_entry *e = &w->fatal[i];
 
-		pr_info_ratelimited("GPU %u: fatal %s fault at 0x%llx\n", gpu->index,
-				    e->access == UVM_FAULT_ACCESS_READ ? "read" :
-				    e->access == UVM_FAULT_ACCESS_WRITE ? "write" :
-				    "atomic", e->va);
-		gpu->ops->fault_cancel(gpu, e->instance, e->va, e->access);
+			pr_info_ratelimited("GPU %u: fatal %s fault at 0x%llx\n",
+					    gpu->index,
+					    e->access == UVM_FAULT_ACCESS_READ ? "read" :
+					    e->access == UVM_FAULT_ACCESS_WRITE ? "write" :
+					    "atomic", e->va);
+			gpu->ops->fault_cancel(gpu, e->instance, e->va, e->access);
+		}
+		uvm_gpu_count_event(gpu, UVM_GPU_FATAL_FAULTS, w->nfatal);
+		w->nfatal = 0;
 	}
-	uvm_gpu_count_event(gpu, UVM_GPU_FATAL_FAULTS, svc->nfatal);
-	svc->nfatal = 0;
 }
 
 /**
@@ -452,9 +709,11 @@ void uvm_gpu_fault_notify(struct uvm_gpu *gpu)
 
 static void uvm_fault_service_free(struct uvm_fault_service *svc)
 {
-	uvm_va_block_ctx_free(svc->ctx);
-	kvfree(svc->hmm);
-	kvfree(svc->fatal);
+	u32 i;
+
+	for (i = 0; i < svc->nworkers; i++)
+		uvm_fault_worker_free(&svc->workers[i]);
+	kvfree(svc->groups);
 	kvfree(svc->merged);
 	kvfree(svc->entries);
 	kfree(svc);
@@ -473,12 +732,12 @@ int uvm_fault_gpu_init(struct uvm_gpu *gpu)
 	svc = kzalloc(sizeof(*svc), GFP_KERNEL);
 	if (!svc)
 		return -ENOMEM;
+	svc->gpu = gpu;
 	svc->entries = kvcalloc(fault_batch_size, sizeof(*svc->entries), GFP_KERNEL);
 	svc->merged = kvcalloc(fault_batch_size, sizeof(*svc->merged), GFP_KERNEL);
-	svc->fatal = kvcalloc(fault_batch_size, sizeof(*svc->fatal), GFP_KERNEL);
-	svc->hmm = kvcalloc(fault_batch_size, sizeof(*svc->hmm), GFP_KERNEL);
-	svc->ctx = uvm_va_block_ctx_alloc();
-	if (!svc->entries || !svc->merged || !svc->fatal || !svc->hmm || !svc->ctx)
+	svc->groups = kvcalloc(fault_batch_size, sizeof(*svc->groups), GFP_KERNEL);
+	if (!svc->entries || !svc->merged || !svc->groups ||
+	    !uvm_fault_workers_alloc(svc, 1))
 		goto err_free_svc;
 
 	/*
@@ -489,10 +748,16 @@ int uvm_fault_gpu_init(struct uvm_gpu *gpu)
 	gpu->fault_wq = alloc_workqueue("uvm_fault_gpu%u", WQ_UNBOUND, 1, gpu->index);
 	if (!gpu->fault_wq)
 		goto err_free_svc;
+	svc->help_wq = alloc_workqueue("uvm_fault_help_gpu%u", WQ_UNBOUND,
+				       UVM_FAULT_THREADS_MAX - 1, gpu->index);
+	if (!svc->help_wq)
+		goto err_destroy_wq;
 	INIT_WORK(&gpu->fault_work, uvm_fault_service_work);
 	gpu->fault = svc;
 	return 0;
 
+err_destroy_wq:
+	destroy_workqueue(gpu->fault_wq);
 err_free_svc:
 	uvm_fault_service_free(svc);
 	return -ENOMEM;
@@ -501,10 +766,13 @@ err_free_svc:
 /**
  * uvm_fault_gpu_deinit() - stop fault servicing for a GPU
  * @gpu:	the GPU being unregistered; the backend raises no more faults
+ *
+ * The fault work finishes first: it waits for its helpers.
  */
 void uvm_fault_gpu_deinit(struct uvm_gpu *gpu)
 {
 	destroy_workqueue(gpu->fault_wq);
+	destroy_workqueue(gpu->fault->help_wq);
 	uvm_fault_service_free(gpu->fault);
 	gpu->fault = NULL;
 }

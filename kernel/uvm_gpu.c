@@ -11,7 +11,8 @@
  *
  * Each GPU appears in sysfs as /sys/class/misc/uvm/gpuN with its properties
  * and its counters (faults, duplicates, batches, replays, fatal faults,
- * overflows, pages copied in and out, vidmem in use).
+ * overflows, pages copied in and out, vidmem in use, batches serviced by
+ * several workers and the groups helpers serviced).
  *
  * Locking: none of its own; the counters are atomics, uvm_pmm has its
  * own leaf lock, instances is an xarray.
@@ -238,6 +239,8 @@ UVM_GPU_COUNTER_ATTR(access_notifications, UVM_GPU_ACCESS_NOTIFICATIONS);
 UVM_GPU_COUNTER_ATTR(maps_2m, UVM_GPU_MAPS_2M);
 UVM_GPU_COUNTER_ATTR(maps_64k, UVM_GPU_MAPS_64K);
 UVM_GPU_COUNTER_ATTR(pte_splits, UVM_GPU_SPLITS);
+UVM_GPU_COUNTER_ATTR(fault_batches_parallel, UVM_GPU_FAULT_BATCHES_PARALLEL);
+UVM_GPU_COUNTER_ATTR(fault_groups_helped, UVM_GPU_FAULT_GROUPS_HELPED);
 
 static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_name.attr,
@@ -263,6 +266,8 @@ static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_maps_2m.attr.attr,
 	&uvm_gpu_attr_maps_64k.attr.attr,
 	&uvm_gpu_attr_pte_splits.attr.attr,
+	&uvm_gpu_attr_fault_batches_parallel.attr.attr,
+	&uvm_gpu_attr_fault_groups_helped.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uvm_gpu);

@@ -38,6 +38,8 @@ enum uvm_gpu_counter {
 	UVM_GPU_MAPS_2M,	/* 2 MiB PTEs written for managed memory */
 	UVM_GPU_MAPS_64K,	/* 64 KiB PTEs written for managed memory */
 	UVM_GPU_SPLITS,		/* big PTEs split into smaller ones */
+	UVM_GPU_FAULT_BATCHES_PARALLEL,	/* batches spread over several workers */
+	UVM_GPU_FAULT_GROUPS_HELPED,	/* fault groups serviced by helpers */
 	UVM_GPU_COUNTER_COUNT,
 };
 
@@ -55,6 +57,7 @@ enum uvm_gpu_counter {
  * @fault_wq:	ordered workqueue running @fault_work
  * @fault_work:	replayable fault servicing
  * @fault:	servicing state (batch buffers), used only by @fault_work
+ *		and the helpers it waits for
  * @access_work: access-counter notifications, on @fault_wq
  * @counters:	enum uvm_gpu_counter values
  * @kobj:	/sys/class/misc/uvm/gpuN while shown, else NULL

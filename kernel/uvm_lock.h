@@ -53,7 +53,11 @@
  * is not reentrant); it takes 2 then 3 for each VA space and block of the
  * batch, then, for the batch's pageable faults with 2 dropped: 0 (arming),
  * 1 (read), 2 (read, to read the policy), 3 (a region lock), one after the
- * other, never nested.
+ * other, never nested.  With fault_service_threads above 1, helper work
+ * items do the same per group of the batch, each taking its own locks; the
+ * work item waits for them (flush_work()) holding no lock, only references
+ * on the batch's VA spaces: holding 1 or 2 for read there would deadlock
+ * against a queued writer that blocks the helpers' readers.
  */
 #ifndef _UVM_LOCK_H_
 #define _UVM_LOCK_H_

@@ -1284,4 +1284,241 @@ TEST_F_TIMEOUT(concurrent, false_sharing_cpu_gpu, 120)
 	ASSERT_EQ(0, munmap(p, len));
 }
 
+/*
+ * fault_service_threads: one GPU's batch spread over several workers.  The
+ * suite runs once with the default (1) and once as fault_threads (4); the
+ * per-GPU sysfs counters fault_batches_parallel and fault_groups_helped say
+ * whether helpers serviced blocks.
+ */
+#define PARAM_DIR	"/sys/module/uvm/parameters/"
+#define THREADS		"fault_service_threads"
+#define PER_THREAD	"fault_service_faults_per_thread"
+
+static int param_get(const char *name, unsigned int *val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ret = fscanf(f, "%u", val) == 1 ? 0 : -EINVAL;
+	fclose(f);
+	return ret;
+}
+
+static int param_set(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static uint64_t gpu_counter(uint32_t gpu, const char *name)
+{
+	unsigned long long v = 0;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), UVM_SYSFS_GPU_FMT, gpu, name);
+	f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = UINT64_MAX;
+	fclose(f);
+	return v;
+}
+
+FIXTURE(parallel) {
+	struct uvm_dev dev;
+	uint64_t ps;
+	unsigned int threads;	/* the parameters when the test started */
+	unsigned int per_thread;
+};
+
+FIXTURE_SETUP(parallel)
+{
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 1);
+	self->ps = self->dev.page_size;
+	ASSERT_EQ(0, param_get(THREADS, &self->threads));
+	ASSERT_EQ(0, param_get(PER_THREAD, &self->per_thread));
+}
+
+FIXTURE_TEARDOWN(parallel)
+{
+	char val[16];
+
+	snprintf(val, sizeof(val), "%u", self->threads);
+	param_set(THREADS, val);
+	snprintf(val, sizeof(val), "%u", self->per_thread);
+	param_set(PER_THREAD, val);
+	uvm_dev_teardown(&self->dev);
+}
+
+/*
+ * 256 warps read 8 CPU-written pages in each of 32 blocks, then write a
+ * pattern over them: exact bytes, residency and counters; the batches'
+ * parallel servicing is returned.  The module spreads only batches of at
+ * least 16 distinct faults per worker: with 256 warps most are.
+ */
+static void many_blocks(struct __test_metadata *_metadata,
+			FIXTURE_DATA(parallel) *self,
+			uint64_t *par, uint64_t *helped)
+{
+	const uint64_t nblocks = 32, per_block = 8, block = 2 * UVM_MIB;
+	const uint64_t len = nblocks * block, stride = block / per_block;
+	const uint64_t npages = nblocks * per_block, value = 0x5eed;
+	uint64_t k, sum = 0, par0, helped0;
+	struct uvm_counters before, d;
+	struct uvm_test_launch l;
+	struct uvm_test_gpu_op op;
+	uint8_t *p, *out, *ref;
+	unsigned int t, per;
+
+	p = uvm_mmap_block_aligned(&self->dev, len);
+	ASSERT_NE(MAP_FAILED, p);
+	out = malloc(len);
+	ref = malloc(npages * self->ps);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, ref);
+	for (k = 0; k < npages; k++) {
+		uvm_random_fill(ref + k * self->ps, self->ps, k + 1);
+		memcpy(p + k * stride, ref + k * self->ps, self->ps);
+		sum += uvm_checksum(ref + k * self->ps, p + k * stride, self->ps);
+	}
+
+	par0 = gpu_counter(0, "fault_batches_parallel");
+	helped0 = gpu_counter(0, "fault_groups_helped");
+	ASSERT_NE(UINT64_MAX, par0);
+	ASSERT_NE(UINT64_MAX, helped0);
+	op = uvm_op_random(uvm_op_read(p, len, self->ps, out), 7);
+	op.stride = stride;
+	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 256, &op, 1, &l));
+	d = counters_settle(self->dev.fd, &before, l.faults_raised);
+	ASSERT_EQ(sum, op.checksum);
+	for (k = 0; k < npages; k++)
+		ASSERT_EQ(-1, uvm_memcmp_at(out + k * stride, ref + k * self->ps, self->ps))
+			TH_LOG("page %llu", (unsigned long long)k);
+	ASSERT_EQ(l.faults_raised, d.c[UVM_COUNTER_GPU_FAULTS]);
+	ASSERT_LE(npages, d.c[UVM_COUNTER_GPU_FAULTS] - d.c[UVM_COUNTER_GPU_FAULTS_DUP]);
+	ASSERT_EQ(d.c[UVM_COUNTER_GPU_FAULT_BATCHES], d.c[UVM_COUNTER_GPU_REPLAYS]);
+	ASSERT_EQ(npages, d.c[UVM_COUNTER_PAGES_H2D]);
+	ASSERT_EQ(npages * self->ps, d.c[UVM_COUNTER_BYTES_H2D]);
+	ASSERT_EQ(npages, d.c[UVM_COUNTER_GPU_PAGES_MAPPED]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_GPU_FATAL_FAULTS]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_PAGES_D2H] + d.c[UVM_COUNTER_PAGES_D2D]);
+	for (k = 0; k < npages; k++)
+		ASSERT_RESIDENCY(&self->dev, p + k * stride, 1, UVM_STATE_GPU(0));
+
+	/* Writes to the GPU's own copies: no copy, no fatal fault. */
+	op = uvm_op_random(uvm_op_pattern(p, len, value), 8);
+	op.stride = stride;
+	op.access_size = self->ps;
+	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 256, &op, 1, &l));
+	d = counters_settle(self->dev.fd, &before, l.faults_raised);
+	ASSERT_EQ(l.faults_raised, d.c[UVM_COUNTER_GPU_FAULTS]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_PAGES_H2D] + d.c[UVM_COUNTER_PAGES_D2D]);
+	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_GPU_FATAL_FAULTS]);
+	*par = gpu_counter(0, "fault_batches_parallel") - par0;
+	*helped = gpu_counter(0, "fault_groups_helped") - helped0;
+	for (k = 0; k < npages; k++)
+		ASSERT_RESIDENCY(&self->dev, p + k * stride, 1, UVM_STATE_GPU(0));
+	/* The CPU reads bring the pages back. */
+	for (k = 0; k < npages; k++)
+		ASSERT_EQ(-1, uvm_pattern_mismatch(p + k * stride, self->ps, value))
+			TH_LOG("page %llu", (unsigned long long)k);
+	ASSERT_EQ(0, munmap(p, len));
+	free(ref);
+	free(out);
+	ASSERT_EQ(0, param_get(THREADS, &t));
+	ASSERT_EQ(0, param_get(PER_THREAD, &per));
+	TH_LOG("threads=%u faults_per_thread=%u: %llu parallel batches, %llu groups helped",
+	       t, per, (unsigned long long)*par, (unsigned long long)*helped);
+}
+
+/*
+ * Faults in many blocks: with the parameter above 1 (and batches big enough
+ * for it) helpers serviced some of them, and each helper started services a
+ * group, so helped >= parallel batches; with 1, no helper ran.
+ */
+TEST_F(parallel, many_blocks)
+{
+	uint64_t par, helped;
+
+	many_blocks(_metadata, self, &par, &helped);
+	if (self->threads > 1 && self->per_thread == 1) {
+		ASSERT_LT(0ULL, par);
+		ASSERT_LE(par, helped);
+	} else if (self->threads == 1) {
+		ASSERT_EQ(0ULL, par);
+		ASSERT_EQ(0ULL, helped);
+	}
+}
+
+/*
+ * Changed at run time, the parameters take effect (helpers allocated then);
+ * batches smaller than faults_per_thread per worker are not spread.
+ */
+TEST_F(parallel, changed_at_run_time)
+{
+	uint64_t par, helped;
+
+	ASSERT_EQ(0, param_set(THREADS, "3"));
+	ASSERT_EQ(0, param_set(PER_THREAD, "1"));
+	many_blocks(_metadata, self, &par, &helped);
+	ASSERT_LT(0ULL, par);
+	ASSERT_LE(par, helped);
+	ASSERT_EQ(0, param_set(PER_THREAD, "4096"));
+	many_blocks(_metadata, self, &par, &helped);
+	ASSERT_EQ(0ULL, par);
+	ASSERT_EQ(0ULL, helped);
+	ASSERT_EQ(0, param_set(PER_THREAD, "1"));
+	ASSERT_EQ(0, param_set(THREADS, "1"));
+	many_blocks(_metadata, self, &par, &helped);
+	ASSERT_EQ(0ULL, par);
+	ASSERT_EQ(0ULL, helped);
+}
+
+/* In bounds accepted, anything else refused and the value kept */
+TEST_F(parallel, param_bounds)
+{
+	static const char *const bad_threads[] = { "0", "17", "-1", "4096", "x" };
+	static const char *const bad_per[] = { "0", "4097", "-1", "x" };
+	unsigned int i, v;
+
+	for (i = 0; i < sizeof(bad_threads) / sizeof(bad_threads[0]); i++) {
+		ASSERT_EQ(-EINVAL, param_set(THREADS, bad_threads[i]))
+			TH_LOG("'%s'", bad_threads[i]);
+		ASSERT_EQ(0, param_get(THREADS, &v));
+		ASSERT_EQ(self->threads, v);
+	}
+	for (i = 0; i < sizeof(bad_per) / sizeof(bad_per[0]); i++) {
+		ASSERT_EQ(-EINVAL, param_set(PER_THREAD, bad_per[i]))
+			TH_LOG("'%s'", bad_per[i]);
+		ASSERT_EQ(0, param_get(PER_THREAD, &v));
+		ASSERT_EQ(self->per_thread, v);
+	}
+	ASSERT_EQ(0, param_set(THREADS, "16"));
+	ASSERT_EQ(0, param_get(THREADS, &v));
+	ASSERT_EQ(16U, v);
+	ASSERT_EQ(0, param_set(THREADS, "1"));
+	ASSERT_EQ(0, param_get(THREADS, &v));
+	ASSERT_EQ(1U, v);
+	ASSERT_EQ(0, param_set(PER_THREAD, "4096"));
+	ASSERT_EQ(0, param_get(PER_THREAD, &v));
+	ASSERT_EQ(4096U, v);
+}
+
 TEST_HARNESS_MAIN
