@@ -9,7 +9,8 @@
  * where one warp makes the fault sequence deterministic, invariants where
  * many warps race.  Fatal faults end a launch with -EREMOTEIO and an exact
  * report, and the process carries on.  Every launch validation rule has its
- * error, and a rejected launch has no effect.
+ * error, and a rejected launch has no effect.  With fault_service_threads
+ * above 1, batches of many blocks are serviced by helpers too, exactly.
  */
 #include <sched.h>
 #include <stddef.h>
