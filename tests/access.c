@@ -5,27 +5,10 @@
  * once its remote accesses cross the threshold; off by default; a
  * preferred location elsewhere wins over the counters.
  */
-#include <fcntl.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
 #include "uvm_test_util.h"
-
-#define PARAM_DIR	"/sys/module/uvm/parameters/"
-
-static int param_write(const char *name, const char *value)
-{
-	char path[128];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, value, strlen(value)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
 
 FIXTURE(access) {
 	struct uvm_dev dev;
@@ -42,13 +25,13 @@ FIXTURE_SETUP(access)
 	self->p = uvm_mmap(&self->dev, self->len);
 	ASSERT_NE(MAP_FAILED, self->p);
 	memset(self->p, 0x5a, self->len);
-	ASSERT_EQ(0, param_write("access_counter_threshold", "64"));
+	ASSERT_EQ(0, uvm_param_write("access_counter_threshold", "64"));
 }
 
 FIXTURE_TEARDOWN(access)
 {
-	param_write("access_counters", "0");
-	param_write("access_counter_threshold", "256");
+	uvm_param_write("access_counters", "0");
+	uvm_param_write("access_counter_threshold", "256");
 	munmap(self->p, self->len);
 	uvm_dev_teardown(&self->dev);
 }
@@ -106,7 +89,7 @@ TEST_F(access, remote_reads_migrate_to_gpu)
 {
 	struct uvm_counters before, after, d;
 
-	ASSERT_EQ(0, param_write("access_counters", "1"));
+	ASSERT_EQ(0, uvm_param_write("access_counters", "1"));
 	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->p, self->len,
 				UVM_ADVICE_SET_ACCESSED_BY, UVM_LOC_GPU(0)));
 	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
@@ -127,7 +110,7 @@ TEST_F(access, peer_reads_migrate)
 	if (self->dev.num_gpus < 2)
 		UVM_SKIP("needs 2 GPUs");
 	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, self->p, self->len, UVM_LOC_GPU(1)));
-	ASSERT_EQ(0, param_write("access_counters", "1"));
+	ASSERT_EQ(0, uvm_param_write("access_counters", "1"));
 	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->p, self->len,
 				UVM_ADVICE_SET_ACCESSED_BY, UVM_LOC_GPU(0)));
 	read_rounds(_metadata, self, 0, 4);
@@ -139,7 +122,7 @@ TEST_F(access, preferred_location_wins)
 {
 	struct uvm_counters before, after, d;
 
-	ASSERT_EQ(0, param_write("access_counters", "1"));
+	ASSERT_EQ(0, uvm_param_write("access_counters", "1"));
 	ASSERT_EQ(0, uvm_advise(self->dev.fd, self->p, self->len,
 				UVM_ADVICE_SET_PREFERRED_LOCATION, UVM_LOC_HOST));
 	/* GPU 0 faults once per page and maps host memory remotely. */

@@ -1291,7 +1291,6 @@ TEST_F_TIMEOUT(concurrent, false_sharing_cpu_gpu, 120)
  * per-GPU sysfs counters fault_batches_parallel and fault_groups_helped say
  * whether helpers serviced blocks.
  */
-#define PARAM_DIR	"/sys/module/uvm/parameters/"
 #define THREADS		"fault_service_threads"
 #define PER_THREAD	"fault_service_faults_per_thread"
 
@@ -1301,26 +1300,12 @@ static int param_get(const char *name, unsigned int *val)
 	FILE *f;
 	int ret;
 
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	snprintf(path, sizeof(path), UVM_PARAM_DIR "%s", name);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	ret = fscanf(f, "%u", val) == 1 ? 0 : -EINVAL;
 	fclose(f);
-	return ret;
-}
-
-static int param_set(const char *name, const char *val)
-{
-	char path[128];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
 	return ret;
 }
 
@@ -1360,9 +1345,9 @@ FIXTURE_TEARDOWN(parallel)
 	char val[16];
 
 	snprintf(val, sizeof(val), "%u", self->threads);
-	param_set(THREADS, val);
+	uvm_param_write(THREADS, val);
 	snprintf(val, sizeof(val), "%u", self->per_thread);
-	param_set(PER_THREAD, val);
+	uvm_param_write(PER_THREAD, val);
 	uvm_dev_teardown(&self->dev);
 }
 
@@ -1476,17 +1461,17 @@ TEST_F(parallel, changed_at_run_time)
 {
 	uint64_t par, helped;
 
-	ASSERT_EQ(0, param_set(THREADS, "3"));
-	ASSERT_EQ(0, param_set(PER_THREAD, "1"));
+	ASSERT_EQ(0, uvm_param_write(THREADS, "3"));
+	ASSERT_EQ(0, uvm_param_write(PER_THREAD, "1"));
 	many_blocks(_metadata, self, &par, &helped);
 	ASSERT_LT(0ULL, par);
 	ASSERT_LE(par, helped);
-	ASSERT_EQ(0, param_set(PER_THREAD, "4096"));
+	ASSERT_EQ(0, uvm_param_write(PER_THREAD, "4096"));
 	many_blocks(_metadata, self, &par, &helped);
 	ASSERT_EQ(0ULL, par);
 	ASSERT_EQ(0ULL, helped);
-	ASSERT_EQ(0, param_set(PER_THREAD, "1"));
-	ASSERT_EQ(0, param_set(THREADS, "1"));
+	ASSERT_EQ(0, uvm_param_write(PER_THREAD, "1"));
+	ASSERT_EQ(0, uvm_param_write(THREADS, "1"));
 	many_blocks(_metadata, self, &par, &helped);
 	ASSERT_EQ(0ULL, par);
 	ASSERT_EQ(0ULL, helped);
@@ -1500,24 +1485,24 @@ TEST_F(parallel, param_bounds)
 	unsigned int i, v;
 
 	for (i = 0; i < sizeof(bad_threads) / sizeof(bad_threads[0]); i++) {
-		ASSERT_EQ(-EINVAL, param_set(THREADS, bad_threads[i]))
+		ASSERT_EQ(-EINVAL, uvm_param_write(THREADS, bad_threads[i]))
 			TH_LOG("'%s'", bad_threads[i]);
 		ASSERT_EQ(0, param_get(THREADS, &v));
 		ASSERT_EQ(self->threads, v);
 	}
 	for (i = 0; i < sizeof(bad_per) / sizeof(bad_per[0]); i++) {
-		ASSERT_EQ(-EINVAL, param_set(PER_THREAD, bad_per[i]))
+		ASSERT_EQ(-EINVAL, uvm_param_write(PER_THREAD, bad_per[i]))
 			TH_LOG("'%s'", bad_per[i]);
 		ASSERT_EQ(0, param_get(PER_THREAD, &v));
 		ASSERT_EQ(self->per_thread, v);
 	}
-	ASSERT_EQ(0, param_set(THREADS, "16"));
+	ASSERT_EQ(0, uvm_param_write(THREADS, "16"));
 	ASSERT_EQ(0, param_get(THREADS, &v));
 	ASSERT_EQ(16U, v);
-	ASSERT_EQ(0, param_set(THREADS, "1"));
+	ASSERT_EQ(0, uvm_param_write(THREADS, "1"));
 	ASSERT_EQ(0, param_get(THREADS, &v));
 	ASSERT_EQ(1U, v);
-	ASSERT_EQ(0, param_set(PER_THREAD, "4096"));
+	ASSERT_EQ(0, uvm_param_write(PER_THREAD, "4096"));
 	ASSERT_EQ(0, param_get(PER_THREAD, &v));
 	ASSERT_EQ(4096U, v);
 }

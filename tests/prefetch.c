@@ -6,26 +6,9 @@
  * threshold 51); tests that need it off or another threshold set the run
  * time parameters and restore them.
  */
-#include <fcntl.h>
 
 #include "kselftest_harness.h"
 #include "uvm_test_util.h"
-
-#define PARAM_DIR	"/sys/module/uvm/parameters/"
-
-static int param_write(const char *name, const char *value)
-{
-	char path[128];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, value, strlen(value)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
 
 FIXTURE(prefetch) {
 	struct uvm_dev dev;
@@ -47,14 +30,14 @@ FIXTURE_SETUP(prefetch)
 	self->ref = malloc(self->len);
 	ASSERT_NE(NULL, self->ref);
 	uvm_random_fill(self->ref, self->len, 77);
-	ASSERT_EQ(0, param_write("prefetch", "1"));
-	ASSERT_EQ(0, param_write("prefetch_threshold", "51"));
+	ASSERT_EQ(0, uvm_param_write("prefetch", "1"));
+	ASSERT_EQ(0, uvm_param_write("prefetch_threshold", "51"));
 }
 
 FIXTURE_TEARDOWN(prefetch)
 {
-	param_write("prefetch", "1");
-	param_write("prefetch_threshold", "51");
+	uvm_param_write("prefetch", "1");
+	uvm_param_write("prefetch_threshold", "51");
 	munmap(self->p, self->len);
 	free(self->ref);
 	uvm_dev_teardown(&self->dev);
@@ -92,7 +75,7 @@ TEST_F(prefetch, off_faults_every_page)
 {
 	uint64_t faults;
 
-	ASSERT_EQ(0, param_write("prefetch", "0"));
+	ASSERT_EQ(0, uvm_param_write("prefetch", "0"));
 	faults = gpu_read_faults(_metadata, self, 1);
 	ASSERT_EQ(self->npages, faults);
 }
@@ -102,7 +85,7 @@ TEST_F(prefetch, threshold_100_prefetches_nothing)
 {
 	struct uvm_counters before, after, d;
 
-	ASSERT_EQ(0, param_write("prefetch_threshold", "100"));
+	ASSERT_EQ(0, uvm_param_write("prefetch_threshold", "100"));
 	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
 	ASSERT_EQ(self->npages, gpu_read_faults(_metadata, self, 1));
 	ASSERT_EQ(0, uvm_counters(self->dev.fd, &after));

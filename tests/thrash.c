@@ -9,26 +9,9 @@
  * Timing under emulation varies, so each test sets a generous lapse
  * (thrashing_lapse_us) and restores the defaults afterwards.
  */
-#include <fcntl.h>
 
 #include "kselftest_harness.h"
 #include "uvm_test_util.h"
-
-#define PARAM_DIR	"/sys/module/uvm/parameters/"
-
-static int param_write(const char *name, const char *value)
-{
-	char path[128];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, value, strlen(value)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
 
 FIXTURE(thrash) {
 	struct uvm_dev dev;
@@ -42,20 +25,20 @@ FIXTURE_SETUP(thrash)
 	self->ps = self->dev.page_size;
 	self->p = uvm_mmap(&self->dev, self->ps);
 	ASSERT_NE(MAP_FAILED, self->p);
-	ASSERT_EQ(0, param_write("thrashing", "1"));
-	ASSERT_EQ(0, param_write("thrashing_lapse_us", "2000000"));
-	ASSERT_EQ(0, param_write("thrashing_threshold", "3"));
-	ASSERT_EQ(0, param_write("thrashing_pin_ms", "60000"));
+	ASSERT_EQ(0, uvm_param_write("thrashing", "1"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_lapse_us", "2000000"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_threshold", "3"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_pin_ms", "60000"));
 }
 
 FIXTURE_TEARDOWN(thrash)
 {
-	param_write("thrashing", "1");
-	param_write("thrashing_lapse_us", "2000");
-	param_write("thrashing_threshold", "3");
-	param_write("thrashing_pin_ms", "300");
-	param_write("thrashing_pin", "1");
-	param_write("thrashing_nap_us", "1000");
+	uvm_param_write("thrashing", "1");
+	uvm_param_write("thrashing_lapse_us", "2000");
+	uvm_param_write("thrashing_threshold", "3");
+	uvm_param_write("thrashing_pin_ms", "300");
+	uvm_param_write("thrashing_pin", "1");
+	uvm_param_write("thrashing_nap_us", "1000");
 	munmap(self->p, self->ps);
 	uvm_dev_teardown(&self->dev);
 }
@@ -124,8 +107,8 @@ TEST_F(thrash, throttle_instead_of_pin)
 	struct uvm_counters d;
 	uint64_t t0, t;
 
-	ASSERT_EQ(0, param_write("thrashing_pin", "0"));
-	ASSERT_EQ(0, param_write("thrashing_nap_us", "20000"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_pin", "0"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_nap_us", "20000"));
 	t0 = uvm_now_ms();
 	d = ping_pong(_metadata, self, 8);
 	t = uvm_now_ms() - t0;
@@ -144,8 +127,8 @@ TEST_F(thrash, throttle_zero_nap)
 {
 	struct uvm_counters d;
 
-	ASSERT_EQ(0, param_write("thrashing_pin", "0"));
-	ASSERT_EQ(0, param_write("thrashing_nap_us", "0"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_pin", "0"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_nap_us", "0"));
 	d = ping_pong(_metadata, self, 6);
 	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
 	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_PINNED]);
@@ -158,7 +141,7 @@ TEST_F(thrash, off_never_pins)
 {
 	struct uvm_counters d;
 
-	ASSERT_EQ(0, param_write("thrashing", "0"));
+	ASSERT_EQ(0, uvm_param_write("thrashing", "0"));
 	d = ping_pong(_metadata, self, 6);
 	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
 	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_PINNED]);
@@ -171,7 +154,7 @@ TEST_F(thrash, slow_bouncing_is_not_thrashing)
 {
 	struct uvm_counters d;
 
-	ASSERT_EQ(0, param_write("thrashing_lapse_us", "1"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_lapse_us", "1"));
 	d = ping_pong(_metadata, self, 6);
 	ASSERT_EQ(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
 }
@@ -187,7 +170,7 @@ TEST_F(thrash, pin_expires)
 
 	if (self->dev.num_gpus < 2)
 		UVM_SKIP("needs 2 GPUs");
-	ASSERT_EQ(0, param_write("thrashing_pin_ms", "100"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_pin_ms", "100"));
 	d = ping_pong(_metadata, self, 6);
 	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_DETECTED]);
 	usleep(300 * 1000);
@@ -202,7 +185,7 @@ TEST_F(thrash, threshold_two_pins_sooner)
 {
 	struct uvm_counters d;
 
-	ASSERT_EQ(0, param_write("thrashing_threshold", "2"));
+	ASSERT_EQ(0, uvm_param_write("thrashing_threshold", "2"));
 	d = ping_pong(_metadata, self, 3);
 	ASSERT_LT(0ULL, d.c[UVM_COUNTER_THRASHING_PINNED]);
 }

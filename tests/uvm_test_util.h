@@ -55,6 +55,7 @@
 
 #define UVM_DEV_PATH		"/dev/uvm"
 #define UVM_SYSFS_GPU_FMT	"/sys/class/misc/uvm/gpu%u/%s"
+#define UVM_PARAM_DIR		"/sys/module/uvm/parameters/"
 
 /* Processor masks as UVM_TEST_IOC_RESIDENCY reports them. */
 #define UVM_CPU_BIT		UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU)
@@ -1307,6 +1308,21 @@ static inline int uvm_wait_in_syscall(pid_t pid, pid_t tid, long nr, int timeout
 		usleep(1000);
 	}
 	return -ETIMEDOUT;
+}
+
+/* Write a run-time module parameter.  Return: 0 or -errno. */
+static inline int uvm_param_write(const char *name, const char *value)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), UVM_PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, value, strlen(value)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
 }
 
 static inline uint64_t uvm_now_ms(void)
