@@ -235,7 +235,8 @@ static void uvm_migrate_record(struct uvm_va_block *block,
  * @loc:	their destination
  * @arg:	unused
  *
- * The range query reports a prefetch from the moment it is accepted.
+ * The range query reports an asynchronous prefetch from the moment it is
+ * accepted (a synchronous one records as it runs: uvm_migrate_run_block()).
  *
  * Return: 0 or -ENOMEM.
  */

@@ -23,8 +23,9 @@
  * A prefetch to D gives D a read-only copy of read-mostly pages (moving an
  * existing CPU copy to D's NUMA node if D is one) and moves the others to D,
  * populating untouched pages there; it maps D (a GPU) and the accessed-by
- * GPUs.  D is recorded as the pages' last prefetch location when the request
- * is accepted (uvm_migrate.c).  A discard drops
+ * GPUs.  D is recorded as the pages' last prefetch location when an
+ * asynchronous request is accepted, or as a synchronous one reaches each
+ * block (uvm_migrate.c).  A discard drops
  * every copy: the next access populates zeros.
  *
  * Locking: every function here runs with the block lock held and the VA
