@@ -29,9 +29,10 @@
  * pin) and UVM_COUNTER_THRASHING_THROTTLED (accesses delayed: CPU naps and
  * GPU faults held back).
  *
- * History is kept per block, allocated on the first migration of a page
- * that had already migrated.  Migration times are ktime in units of 2^14
- * ns, compared wrap-safely; the ends of windows are ktime in ns.
+ * History is kept per block (2.5 KiB), allocated on the block's first
+ * access-driven migration; the mitigation windows (8 KiB) only when one of
+ * its pages is first found thrashing.  Migration times are ktime in units
+ * of 2^14 ns, compared wrap-safely; the ends of windows are ktime in ns.
  *
  * Locking: the block lock protects a block's history.
  */
@@ -147,13 +148,30 @@ void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *mov
 		else
 			t->count[page] = 1;
 		t->last[page] = now;
-		if (t->count[page] >= threshold) {
-			t->count[page] = 0;
-			t->hot_until[page] = ktime_get_ns() + pin;
-			detected++;
+		if (t->count[page] < threshold)
+			continue;
+		t->count[page] = 0;
+		detected++;
+		if (!t->hot) {
+			/* Best effort: without memory, detection only. */
+			t->hot = kzalloc(sizeof(*t->hot), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			if (!t->hot)
+				continue;
 		}
+		t->hot->until[page] = ktime_get_ns() + pin;
 	}
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_DETECTED, detected);
+}
+
+/**
+ * uvm_thrash_free() - free a block's history
+ * @t:		the history, or NULL
+ */
+void uvm_thrash_free(struct uvm_thrash *t)
+{
+	if (t)
+		kfree(t->hot);
+	kfree(t);
 }
 
 /**
@@ -172,11 +190,11 @@ bool uvm_thrash_hot(struct uvm_va_block *block, const struct uvm_page_mask *mask
 	u64 now;
 
 	uvm_page_mask_zero(out);
-	if (!t || !READ_ONCE(thrashing_on))
+	if (!t || !t->hot || !READ_ONCE(thrashing_on))
 		return false;
 	now = ktime_get_ns();
 	for_each_page_in_mask(page, mask)
-		if (t->hot_until[page] > now)
+		if (t->hot->until[page] > now)
 			uvm_page_mask_set(out, page);
 	return !uvm_page_mask_empty(out);
 }
@@ -239,10 +257,10 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
 	t = block->thrash;
 	now = ktime_get_ns();
 	for_each_page_in_mask(page, &hot) {
-		if (t->next_service[page] > now)
+		if (t->hot->next_service[page] > now)
 			uvm_page_mask_set(held, page);
 		else
-			t->next_service[page] = now + nap;
+			t->hot->next_service[page] = now + nap;
 	}
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED,
 			   uvm_page_mask_weight(held));

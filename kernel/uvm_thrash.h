@@ -12,20 +12,30 @@
 struct uvm_va_block;
 
 /**
- * struct uvm_thrash - per-page migration history of one block
- * @hot_until:	while later than now (ktime ns), the page is hot: pinned
- *		to host memory or throttled
+ * struct uvm_thrash_hot - mitigation windows of a block's pages, allocated
+ * when one of them is first found thrashing
+ * @until:	while later than now (ktime ns), the page is hot: pinned to
+ *		host memory or throttled
  * @next_service: throttling: GPU faults on the page wait until then (ns)
+ */
+struct uvm_thrash_hot {
+	u64 until[UVM_PAGES_PER_BLOCK];
+	u64 next_service[UVM_PAGES_PER_BLOCK];
+};
+
+/**
+ * struct uvm_thrash - per-page migration history of one block
+ * @hot:	mitigation windows, NULL until a page of the block thrashes
  * @last:	time of the page's last migration (uvm_thrash_now() units)
  * @count:	migrations of the page, each within the lapse of the previous
  */
 struct uvm_thrash {
-	u64 hot_until[UVM_PAGES_PER_BLOCK];
-	u64 next_service[UVM_PAGES_PER_BLOCK];
+	struct uvm_thrash_hot *hot;
 	u32 last[UVM_PAGES_PER_BLOCK];
 	u8 count[UVM_PAGES_PER_BLOCK];
 };
 
+void uvm_thrash_free(struct uvm_thrash *t);
 int uvm_thrash_params_check(void);
 void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *moved);
 bool uvm_thrash_hot(struct uvm_va_block *block, const struct uvm_page_mask *mask,

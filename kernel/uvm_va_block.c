@@ -72,6 +72,7 @@
 #include "uvm_ce.h"
 #include "uvm_gpu.h"
 #include "uvm_test.h"
+#include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_block_pte.h"
 #include "uvm_va_policy.h"
@@ -1534,7 +1535,7 @@ void uvm_va_block_destroy(struct uvm_va_block *block)
 		kfree(block->gpus[i]->dma);
 		kfree(block->gpus[i]);
 	}
-	kfree(block->thrash);
+	uvm_thrash_free(block->thrash);
 	mutex_destroy(&block->lock);
 	kmem_cache_free(uvm_va_block_cache, block);
 }
