@@ -230,10 +230,12 @@ static bool simgpu_ce_addr_ok(const struct uvm_gpu_address *a, u32 size)
 
 	if (a->addr + size < a->addr)
 		return false;
+	/* A vidmem chunk is backed whole: one check when both ends share one. */
 	if (a->aperture == UVM_APERTURE_VID)
 		return simgpu_phys_valid(a->aperture, a->gpu, a->addr) &&
-		       simgpu_phys_valid(a->aperture, a->gpu,
-					 a->addr + size - 1);
+		       ((a->addr ^ (a->addr + size - 1)) >> SIMGPU_CHUNK_SHIFT == 0 ||
+			simgpu_phys_valid(a->aperture, a->gpu,
+					  a->addr + size - 1));
 	for (addr = a->addr & PAGE_MASK; addr < a->addr + size;
 	     addr += PAGE_SIZE)
 		if (!simgpu_phys_valid(a->aperture, a->gpu, addr))
