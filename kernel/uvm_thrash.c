@@ -174,6 +174,12 @@ void uvm_thrash_free(struct uvm_thrash *t)
 	kfree(t);
 }
 
+/* Hot pages are pinned, unless throttling is asked for or @pref overrides. */
+static inline bool uvm_thrash_pins(bool pref)
+{
+	return !pref && READ_ONCE(thrashing_pin);
+}
+
 /**
  * uvm_thrash_hot() - the pages of a mask in their thrashing window now
  * @block:	the block; its lock held
@@ -211,19 +217,7 @@ bool uvm_thrash_hot(struct uvm_va_block *block, const struct uvm_page_mask *mask
 bool uvm_thrash_pinned(struct uvm_va_block *block, bool pref,
 		       const struct uvm_page_mask *mask, struct uvm_page_mask *out)
 {
-	if (pref || !READ_ONCE(thrashing_pin)) {
-		uvm_page_mask_zero(out);
-		return false;
-	}
-	return uvm_thrash_hot(block, mask, out);
-}
-
-/* Hot pages of @mask that are throttled rather than pinned. */
-static bool uvm_thrash_throttled(struct uvm_va_block *block, bool pref,
-				 const struct uvm_page_mask *mask,
-				 struct uvm_page_mask *out)
-{
-	if (!pref && READ_ONCE(thrashing_pin)) {
+	if (!uvm_thrash_pins(pref)) {
 		uvm_page_mask_zero(out);
 		return false;
 	}
@@ -235,9 +229,9 @@ static bool uvm_thrash_throttled(struct uvm_va_block *block, bool pref,
  * @block:	the block; its lock held
  * @pref:	the pages have a preferred location
  * @mask:	faulted pages
- * @held:	out: the pages not to serve now (served less than
- *		thrashing_nap_us ago); the others of @mask that are throttled
- *		are served now and start a new nap
+ * @held:	out, set when true is returned: the pages not to serve now
+ *		(served less than thrashing_nap_us ago); the others of @mask
+ *		that are throttled are served now and start a new nap
  *
  * Return: true when @held is not empty.
  */
@@ -251,9 +245,9 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
 	unsigned int page;
 	u64 now;
 
-	uvm_page_mask_zero(held);
-	if (!nap || !uvm_thrash_throttled(block, pref, mask, &hot))
+	if (!nap || uvm_thrash_pins(pref) || !uvm_thrash_hot(block, mask, &hot))
 		return false;
+	uvm_page_mask_zero(held);
 	t = block->thrash;
 	now = ktime_get_ns();
 	for_each_page_in_mask(page, &hot) {
@@ -280,11 +274,11 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
  */
 bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page)
 {
-	struct uvm_page_mask one, hot;
+	const struct uvm_thrash *t = block->thrash;
 
-	uvm_page_mask_zero(&one);
-	uvm_page_mask_set(&one, page);
-	if (!READ_ONCE(thrashing_nap_us) || !uvm_thrash_throttled(block, pref, &one, &hot))
+	/* Every CPU fault asks: answer without building masks. */
+	if (!t || !t->hot || !READ_ONCE(thrashing_on) || !READ_ONCE(thrashing_nap_us) ||
+	    uvm_thrash_pins(pref) || t->hot->until[page] <= ktime_get_ns())
 		return false;
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED, 1);
 	return true;
