@@ -25,6 +25,11 @@
  *  1.2  Device memory (mmap at UVM_MMAP_DEVICE(gpu)), HOST_REGISTER,
  *       HOST_UNREGISTER, COPY and MEMSET through the copy engines;
  *       POINTER_INFO reports the kind and GPU of an allocation.
+ *  1.3  Virtual memory management: physical allocations (MEM_CREATE,
+ *       MEM_RELEASE, MEM_PROPS), sharing them by file descriptor
+ *       (MEM_EXPORT, MEM_IMPORT), address reservations (mmap at
+ *       UVM_MMAP_RESERVE), MEM_MAP, MEM_UNMAP, MEM_SET_ACCESS, MEM_QUERY;
+ *       POINTER_INFO reports UVM_POINTER_VMM.
  */
 #ifndef _UAPI_UVM_H_
 #define _UAPI_UVM_H_
@@ -33,7 +38,7 @@
 #include <linux/types.h>
 
 #define UVM_API_VERSION_MAJOR	1
-#define UVM_API_VERSION_MINOR	2
+#define UVM_API_VERSION_MINOR	3
 
 /* Name of the device node under /dev. */
 #define UVM_DEVICE_NAME		"uvm"
@@ -59,6 +64,7 @@
 #define UVM_CAP_TEST_IOCTLS	(1ULL << 0)	/* uvm_test.h ioctls are built in */
 #define UVM_CAP_DEVICE_PRIVATE	(1ULL << 1)	/* pageable memory can migrate */
 #define UVM_CAP_HMM_MIRROR	(1ULL << 2)	/* pageable memory is mirrored */
+#define UVM_CAP_VMM		(1ULL << 3)	/* the MEM_* ioctls (API 1.3) */
 
 /**
  * struct uvm_ioc_version - UVM_IOC_GET_VERSION
@@ -327,6 +333,7 @@ struct uvm_ioc_range_query {
 #define UVM_POINTER_DEVICE	(1U << 1)	/* device memory of GPU gpu_index */
 #define UVM_POINTER_HOST	(1U << 2)	/* registered (pinned) host memory */
 #define UVM_POINTER_READ_ONLY	(1U << 3)	/* GPUs may only read it */
+#define UVM_POINTER_VMM		(1U << 4)	/* a mapping in a reservation */
 
 /**
  * struct uvm_ioc_pointer_info - UVM_IOC_POINTER_INFO: what an address is
@@ -341,6 +348,10 @@ struct uvm_ioc_range_query {
  * @reserved:	must be zero
  *
  * For registered host memory @start and @size are the bytes registered.
+ * For UVM_POINTER_VMM they are the mapping's (one UVM_IOC_MEM_MAP), its
+ * @buffer_id is the mapping's, and @gpu_index is the GPU holding the
+ * memory (UVM_IOC_MEM_QUERY tells the rest); a reserved address where
+ * nothing is mapped is -ENOENT.
  *
  * Return: 0, or -ENOENT when @address is in no allocation of the VA space.
  */
@@ -470,6 +481,295 @@ struct uvm_ioc_memset {
 	__u64 reserved[2];
 };
 
+/*
+ * Virtual memory management (API 1.3): physical allocations that have no
+ * address, mapped into address reservations, with access set per processor.
+ *
+ * Reservations: mmap(hint, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ * UVM_MMAP_RESERVE) reserves len bytes (page multiple) that nothing else can
+ * take; munmap() of the whole reservation frees it with whatever is still
+ * mapped there.  Partial munmap() and mremap() are refused (-EINVAL).  The
+ * CPU can load and store only where a host-located allocation is mapped with
+ * host access; any other touch is SIGBUS.
+ *
+ * Allocations are named by handles local to the VA space (the open file);
+ * UVM_IOC_MEM_EXPORT turns one into a file descriptor that another process
+ * imports into its own VA space.  Memory lives while a handle, a mapping or
+ * an exported file refers to it.
+ */
+#define UVM_MMAP_RESERVE	(2ULL << 40)
+
+/* Size, offset and mapping-address unit of allocations and mappings. */
+#define UVM_MEM_GRANULARITY	UVM_VA_BLOCK_SIZE
+
+/* Handle types, the values of CUDA's CUmemAllocationHandleType. */
+#define UVM_MEM_HANDLE_FD	(1U << 0)	/* exportable as a file descriptor */
+
+/* Access protections, the values of CUDA's CUmemAccess_flags. */
+#define UVM_MEM_PROT_NONE	0
+#define UVM_MEM_PROT_READ	1
+#define UVM_MEM_PROT_READ_WRITE	3
+
+/* Live handles of one VA space, a bound on what userspace can pin. */
+#define UVM_MEM_MAX_HANDLES	(1U << 20)
+
+/**
+ * struct uvm_ioc_mem_create - UVM_IOC_MEM_CREATE: allocate physical memory
+ * @size:	(in) bytes, a non-zero multiple of UVM_MEM_GRANULARITY
+ * @location:	(in) GPU (id: GPU index), HOST, or HOST_NUMA (id: a node with
+ *		memory)
+ * @handle_types: (in) UVM_MEM_HANDLE_* the allocation may be exported as;
+ *		0 for host-located allocations
+ * @flags:	(in) must be zero
+ * @handle:	(out) the new handle, holding one reference
+ * @reserved:	must be zero
+ *
+ * The memory is zeroed.  GPU memory is counted in the GPU's vidmem in use
+ * (managed memory is evicted to make room) and is never evicted.
+ *
+ * Return: 0; -EINVAL for a bad size, location type, handle type or flag;
+ * -ENODEV for a bad GPU or node; -ENOMEM; -ENOSPC past UVM_MEM_MAX_HANDLES.
+ */
+struct uvm_ioc_mem_create {
+	__u64 size;
+	struct uvm_location location;
+	__u32 handle_types;
+	__u32 flags;
+	__u64 handle;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_mem_release - UVM_IOC_MEM_RELEASE: drop a handle reference
+ * @handle:	(in) a handle of the VA space
+ * @reserved:	must be zero
+ *
+ * The handle goes when its last reference does (MEM_CREATE, MEM_IMPORT and
+ * MEM_QUERY with UVM_MEM_QUERY_RETAIN each add one); mappings made with it
+ * stay valid.
+ *
+ * Return: 0, or -ENOENT for an unknown handle.
+ */
+struct uvm_ioc_mem_release {
+	__u64 handle;
+	__u64 reserved[1];
+};
+
+/**
+ * struct uvm_ioc_mem_props - UVM_IOC_MEM_PROPS: describe an allocation
+ * @handle:	(in) a handle of the VA space
+ * @size:	(out) bytes
+ * @location:	(out) where it lives
+ * @handle_types: (out) UVM_MEM_HANDLE_* it was created with
+ * @flags:	(in) must be zero
+ * @alloc_id:	(out) id of the physical allocation, the same in every
+ *		process that imported it, never reused while the module is
+ *		loaded
+ * @reserved:	must be zero
+ *
+ * Return: 0, or -ENOENT for an unknown handle.
+ */
+struct uvm_ioc_mem_props {
+	__u64 handle;
+	__u64 size;
+	struct uvm_location location;
+	__u32 handle_types;
+	__u32 flags;
+	__u64 alloc_id;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_mem_export - UVM_IOC_MEM_EXPORT: share an allocation
+ * @handle:	(in) a handle of the VA space
+ * @handle_type: (in) UVM_MEM_HANDLE_FD, one the allocation was created with
+ * @flags:	(in) must be zero
+ * @fd:		(out) a new O_CLOEXEC file descriptor holding a reference on
+ *		the allocation; pass it to another process (SCM_RIGHTS)
+ * @pad:	must be zero
+ * @reserved:	must be zero
+ *
+ * Return: 0; -ENOENT for an unknown handle; -EINVAL for a type the
+ * allocation was not created with, or a bad flag; -EMFILE, -ENOMEM.
+ */
+struct uvm_ioc_mem_export {
+	__u64 handle;
+	__u32 handle_type;
+	__u32 flags;
+	__s32 fd;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_mem_import - UVM_IOC_MEM_IMPORT: a handle for a shared fd
+ * @fd:		(in) a descriptor from UVM_IOC_MEM_EXPORT, in any process;
+ *		it stays open (close it when done)
+ * @flags:	(in) must be zero
+ * @handle:	(out) a new handle of this VA space, holding one reference
+ * @reserved:	must be zero
+ *
+ * Return: 0; -EBADF for a closed descriptor; -EINVAL for one that is not
+ * an exported allocation; -ENOSPC past UVM_MEM_MAX_HANDLES; -ENOMEM.
+ */
+struct uvm_ioc_mem_import {
+	__s32 fd;
+	__u32 flags;
+	__u64 handle;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_mem_map - UVM_IOC_MEM_MAP: map an allocation
+ * @address:	(in) first byte, a multiple of UVM_MEM_GRANULARITY
+ * @size:	(in) bytes, a non-zero multiple of UVM_MEM_GRANULARITY
+ * @offset:	(in) into the allocation, a multiple of UVM_MEM_GRANULARITY;
+ *		@offset + @size at most the allocation's size
+ * @handle:	(in) a handle of the VA space
+ * @flags:	(in) must be zero
+ * @pad:	must be zero
+ * @reserved:	must be zero
+ *
+ * [@address, @address + @size) must lie inside one reservation where
+ * nothing is mapped.  The mapping holds a reference on the allocation and
+ * starts with no access for any processor.
+ *
+ * Return: 0; -EINVAL for bad alignment, bounds or flags, or a range not
+ * inside one reservation; -ENOENT for an unknown handle; -EEXIST when
+ * part of the range is mapped; -ENOMEM.
+ */
+struct uvm_ioc_mem_map {
+	__u64 address;
+	__u64 size;
+	__u64 offset;
+	__u64 handle;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_mem_unmap - UVM_IOC_MEM_UNMAP: remove mappings
+ * @address:	(in) first byte, a multiple of UVM_MEM_GRANULARITY
+ * @size:	(in) bytes, a non-zero multiple of UVM_MEM_GRANULARITY
+ * @flags:	(in) must be zero
+ * @pad:	must be zero
+ * @reserved:	must be zero
+ *
+ * Every mapping inside [@address, @address + @size) of one reservation is
+ * removed: every processor's access is revoked (GPU PTEs invalidated, CPU
+ * PTEs zapped) before the allocation's reference is dropped.  The range
+ * may hold several mappings and holes; it must not cut a mapping.
+ *
+ * Return: 0; -EINVAL for bad alignment or flags, a range not inside one
+ * reservation, or one that cuts a mapping; -ENOENT when nothing is mapped
+ * in the range.
+ */
+struct uvm_ioc_mem_unmap {
+	__u64 address;
+	__u64 size;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_mem_access - the access of one processor
+ * @location:	GPU (id: GPU index), or HOST / HOST_NUMA (the CPU; only for
+ *		host-located allocations, id ignored)
+ * @prot:	UVM_MEM_PROT_*
+ * @pad:	must be zero
+ */
+struct uvm_mem_access {
+	struct uvm_location location;
+	__u32 prot;
+	__u32 pad;
+};
+
+#define UVM_MEM_MAX_ACCESS_DESCS	(UVM_MAX_GPUS + 1)
+
+/**
+ * struct uvm_ioc_mem_set_access - UVM_IOC_MEM_SET_ACCESS
+ * @address:	(in) first byte, a multiple of UVM_MEM_GRANULARITY
+ * @size:	(in) bytes, a non-zero multiple of UVM_MEM_GRANULARITY
+ * @descs_ptr:	(in) user array of @count struct uvm_mem_access
+ * @count:	(in) 1 .. UVM_MEM_MAX_ACCESS_DESCS; a later entry for the same
+ *		processor overrides an earlier one
+ * @flags:	(in) must be zero
+ * @bad_desc:	(out) on -EINVAL/-ENODEV: index of the offending entry, else
+ *		0xffffffff
+ * @pad:	must be zero
+ * @reserved:	must be zero
+ *
+ * Every byte of the range must be mapped (one reservation, any number of
+ * mappings).  Processors not named keep their access.  GPU PTEs are
+ * written at once (a GPU access beyond its right is a fatal fault);
+ * lowered rights are revoked, with a TLB invalidate, before the ioctl
+ * returns.  Validated whole first: an error changes nothing.
+ *
+ * Return: 0; -EINVAL for bad alignment, flags, prot, location, or a range
+ * not wholly mapped; -ENODEV for a bad GPU; -EFAULT.
+ */
+struct uvm_ioc_mem_set_access {
+	__u64 address;
+	__u64 size;
+	__u64 descs_ptr;
+	__u32 count;
+	__u32 flags;
+	__u32 bad_desc;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* struct uvm_ioc_mem_query::flags */
+#define UVM_MEM_QUERY_RETAIN	(1U << 0)	/* add a reference to @handle */
+
+/**
+ * struct uvm_ioc_mem_query - UVM_IOC_MEM_QUERY: what is at an address
+ * @address:	(in) any address inside a reservation
+ * @flags:	(in) UVM_MEM_QUERY_RETAIN or 0
+ * @pad:	must be zero
+ * @reservation_start: (out) first byte of the reservation
+ * @reservation_size: (out) its bytes
+ * @mapping_start: (out) first byte of the mapping at @address, 0 if none
+ * @mapping_size: (out) its bytes, 0 if nothing is mapped at @address
+ * @mapping_offset: (out) its offset into the allocation
+ * @handle:	(out) the handle the mapping was made with (with RETAIN it
+ *		holds one more reference; a handle released since is made
+ *		valid again, with the same value)
+ * @alloc_size:	(out) bytes of the mapped allocation
+ * @location:	(out) where the allocation lives
+ * @handle_types: (out) its UVM_MEM_HANDLE_* types
+ * @pad2:	must be zero
+ * @read_mask:	(out) processors (UVM_PROCESSOR_MASK) that may read the
+ *		page at @address
+ * @write_mask:	(out) processors that may write it
+ * @alloc_id:	(out) id of the allocation (see struct uvm_ioc_mem_props)
+ * @reserved:	must be zero
+ *
+ * Return: 0; -ENOENT when @address is in no reservation, or (with RETAIN)
+ * nothing is mapped there; -EINVAL for bad flags; -ENOSPC.
+ */
+struct uvm_ioc_mem_query {
+	__u64 address;
+	__u32 flags;
+	__u32 pad;
+	__u64 reservation_start;
+	__u64 reservation_size;
+	__u64 mapping_start;
+	__u64 mapping_size;
+	__u64 mapping_offset;
+	__u64 handle;
+	__u64 alloc_size;
+	struct uvm_location location;
+	__u32 handle_types;
+	__u32 pad2;
+	__u64 read_mask;
+	__u64 write_mask;
+	__u64 alloc_id;
+	__u64 reserved[2];
+};
+
 #define UVM_IOC_GET_VERSION	_IOWR(UVM_IOC_MAGIC, 0x00, struct uvm_ioc_version)
 #define UVM_IOC_GPU_INFO	_IOWR(UVM_IOC_MAGIC, 0x01, struct uvm_ioc_gpu_info)
 #define UVM_IOC_GET_COUNTERS	_IOWR(UVM_IOC_MAGIC, 0x02, struct uvm_ioc_get_counters)
@@ -482,6 +782,15 @@ struct uvm_ioc_memset {
 #define UVM_IOC_HOST_UNREGISTER	_IOWR(UVM_IOC_MAGIC, 0x09, struct uvm_ioc_host_unregister)
 #define UVM_IOC_COPY		_IOWR(UVM_IOC_MAGIC, 0x0a, struct uvm_ioc_copy)
 #define UVM_IOC_MEMSET		_IOWR(UVM_IOC_MAGIC, 0x0b, struct uvm_ioc_memset)
+#define UVM_IOC_MEM_CREATE	_IOWR(UVM_IOC_MAGIC, 0x0c, struct uvm_ioc_mem_create)
+#define UVM_IOC_MEM_RELEASE	_IOWR(UVM_IOC_MAGIC, 0x0d, struct uvm_ioc_mem_release)
+#define UVM_IOC_MEM_PROPS	_IOWR(UVM_IOC_MAGIC, 0x0e, struct uvm_ioc_mem_props)
+#define UVM_IOC_MEM_EXPORT	_IOWR(UVM_IOC_MAGIC, 0x0f, struct uvm_ioc_mem_export)
+#define UVM_IOC_MEM_IMPORT	_IOWR(UVM_IOC_MAGIC, 0x10, struct uvm_ioc_mem_import)
+#define UVM_IOC_MEM_MAP		_IOWR(UVM_IOC_MAGIC, 0x11, struct uvm_ioc_mem_map)
+#define UVM_IOC_MEM_UNMAP	_IOWR(UVM_IOC_MAGIC, 0x12, struct uvm_ioc_mem_unmap)
+#define UVM_IOC_MEM_SET_ACCESS	_IOWR(UVM_IOC_MAGIC, 0x13, struct uvm_ioc_mem_set_access)
+#define UVM_IOC_MEM_QUERY	_IOWR(UVM_IOC_MAGIC, 0x14, struct uvm_ioc_mem_query)
 
 /*
  * Managed memory: mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
