@@ -5,6 +5,7 @@
  * CUDA_API_PER_THREAD_DEFAULT_STREAM.  Built, not run by a suite: building
  * it is the test.
  */
+#include <cstddef>
 #include <cstdio>
 #include <type_traits>
 
@@ -21,6 +22,22 @@ static_assert(CU_DEVICE_ATTRIBUTE_MAX == 148);
 static_assert(CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE == 21);
 static_assert(CUDA_ERROR_TENSOR_MEMORY_LEAK == 721);
 static_assert(noexcept(cuInit(0)));
+/* Virtual memory management: NVIDIA's layouts and values. */
+static_assert(sizeof(CUmemGenericAllocationHandle) == 8);
+static_assert(sizeof(CUmemAllocationProp) == 32);
+static_assert(offsetof(CUmemAllocationProp, location) == 8);
+static_assert(offsetof(CUmemAllocationProp, win32HandleMetaData) == 16);
+static_assert(offsetof(CUmemAllocationProp, allocFlags) == 24);
+static_assert(sizeof(CUmemAccessDesc) == 12);
+static_assert(sizeof(CUarrayMapInfo) == 96);
+static_assert(offsetof(CUarrayMapInfo, subresource) == 24);
+static_assert(offsetof(CUarrayMapInfo, memOperationType) == 56);
+static_assert(offsetof(CUarrayMapInfo, memHandle) == 64);
+static_assert(offsetof(CUarrayMapInfo, deviceBitMask) == 80);
+static_assert(sizeof(cudaMemAccessDesc) == sizeof(CUmemAccessDesc));
+static_assert(CU_MEM_HANDLE_TYPE_FABRIC == 8 && CU_MEM_ACCESS_FLAGS_PROT_READWRITE == 3);
+static_assert(static_cast<int>(cudaMemHandleTypePosixFileDescriptor) ==
+	      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 /* The documented names resolve to the versioned symbols. */
 static_assert(std::is_same_v<decltype(&cuMemAdvise),
 			     CUresult (*)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation) noexcept>);
@@ -32,6 +49,8 @@ int main()
 		reinterpret_cast<void *>(&cuMemPrefetchAsync),
 		reinterpret_cast<void *>(&cuMemPrefetchBatchAsync),
 		reinterpret_cast<void *>(&cuStreamSynchronize),
+		reinterpret_cast<void *>(&cuMemMapArrayAsync),
+		reinterpret_cast<void *>(&cuMemCreate),
 		reinterpret_cast<void *>(&cudaMemPrefetchAsync),
 		reinterpret_cast<void *>(&cudaStreamQuery),
 		reinterpret_cast<void *>(&uvmSimLaunch),

@@ -14,7 +14,8 @@
  * streams and events as far as stream order needs them, managed memory,
  * device memory, page-locked and registered host memory, copies and sets,
  * advice, prefetch and the batch prefetch/discard calls, range and pointer
- * attributes.  See Documentation/libuvm.rst and Documentation/libuvm-api.rst.
+ * attributes, and virtual memory management (cuMemAddressReserve,
+ * cuMemCreate, cuMemMap, cuMemSetAccess, ...).  See Documentation/libuvm.rst and Documentation/libuvm-api.rst.
  *
  * The header compiles as C (C99 or later) and as C++ (C++11 or later).
  */
@@ -93,6 +94,7 @@ extern "C" {
 #define cuStreamGetFlags			UVM_API_PTSZ(cuStreamGetFlags)
 #define cuStreamGetCtx				UVM_API_PTSZ(cuStreamGetCtx)
 #define cuEventRecord				UVM_API_PTSZ(cuEventRecord)
+#define cuMemMapArrayAsync			UVM_API_PTSZ(cuMemMapArrayAsync)
 
 /* Basic types. */
 typedef unsigned long long CUdeviceptr_v2;
@@ -103,6 +105,8 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
 
 /* The host, and "no device", where a CUdevice names a processor. */
 #define CU_DEVICE_CPU		((CUdevice)-1)
@@ -422,6 +426,125 @@ typedef struct CUmemLocation_st {
 } CUmemLocation_v1;
 typedef CUmemLocation_v1 CUmemLocation;
 
+/* Virtual memory management: physical allocations, reservations, mappings. */
+typedef unsigned long long CUmemGenericAllocationHandle_v1;
+typedef CUmemGenericAllocationHandle_v1 CUmemGenericAllocationHandle;
+
+typedef enum CUmemAllocationHandleType_enum {
+	CU_MEM_HANDLE_TYPE_NONE = 0x0,
+	CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+	CU_MEM_HANDLE_TYPE_WIN32 = 0x2,
+	CU_MEM_HANDLE_TYPE_WIN32_KMT = 0x4,
+	CU_MEM_HANDLE_TYPE_FABRIC = 0x8,
+	CU_MEM_HANDLE_TYPE_MAX = 0x7FFFFFFF
+} CUmemAllocationHandleType;
+
+typedef enum CUmemAccess_flags_enum {
+	CU_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
+	CU_MEM_ACCESS_FLAGS_PROT_READ = 0x1,
+	CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
+	CU_MEM_ACCESS_FLAGS_PROT_MAX = 0x7FFFFFFF
+} CUmemAccess_flags;
+
+typedef enum CUmemAllocationType_enum {
+	CU_MEM_ALLOCATION_TYPE_INVALID = 0x0,
+	CU_MEM_ALLOCATION_TYPE_PINNED = 0x1,
+	CU_MEM_ALLOCATION_TYPE_MANAGED = 0x2,
+	CU_MEM_ALLOCATION_TYPE_MAX = 0x7FFFFFFF
+} CUmemAllocationType;
+
+typedef enum CUmemAllocationGranularity_flags_enum {
+	CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0x0,
+	CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1
+} CUmemAllocationGranularity_flags;
+
+typedef enum CUmemAllocationCompType_enum {
+	CU_MEM_ALLOCATION_COMP_NONE = 0x0,
+	CU_MEM_ALLOCATION_COMP_GENERIC = 0x1
+} CUmemAllocationCompType;
+
+/* CUmemAllocationProp::allocFlags.usage */
+#define CU_MEM_CREATE_USAGE_TILE_POOL		0x1
+#define CU_MEM_CREATE_USAGE_HW_DECOMPRESS	0x2
+
+typedef struct CUmemAllocationProp_st {
+	CUmemAllocationType type;
+	CUmemAllocationHandleType requestedHandleTypes;
+	CUmemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} allocFlags;
+} CUmemAllocationProp_v1;
+typedef CUmemAllocationProp_v1 CUmemAllocationProp;
+
+typedef struct CUmemAccessDesc_st {
+	CUmemLocation location;
+	CUmemAccess_flags flags;
+} CUmemAccessDesc_v1;
+typedef CUmemAccessDesc_v1 CUmemAccessDesc;
+
+/* Sparse CUDA arrays, as far as cuMemMapArrayAsync needs them. */
+typedef enum CUresourcetype_enum {
+	CU_RESOURCE_TYPE_ARRAY = 0x00,
+	CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 0x01,
+	CU_RESOURCE_TYPE_LINEAR = 0x02,
+	CU_RESOURCE_TYPE_PITCH2D = 0x03
+} CUresourcetype;
+
+typedef enum CUarraySparseSubresourceType_enum {
+	CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL = 0,
+	CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL = 1
+} CUarraySparseSubresourceType;
+
+typedef enum CUmemOperationType_enum {
+	CU_MEM_OPERATION_TYPE_MAP = 1,
+	CU_MEM_OPERATION_TYPE_UNMAP = 2
+} CUmemOperationType;
+
+typedef enum CUmemHandleType_enum {
+	CU_MEM_HANDLE_TYPE_GENERIC = 0
+} CUmemHandleType;
+
+typedef struct CUarrayMapInfo_st {
+	CUresourcetype resourceType;
+	union {
+		CUmipmappedArray mipmap;
+		CUarray array;
+	} resource;
+	CUarraySparseSubresourceType subresourceType;
+	union {
+		struct {
+			unsigned int level;
+			unsigned int layer;
+			unsigned int offsetX;
+			unsigned int offsetY;
+			unsigned int offsetZ;
+			unsigned int extentWidth;
+			unsigned int extentHeight;
+			unsigned int extentDepth;
+		} sparseLevel;
+		struct {
+			unsigned int layer;
+			unsigned long long offset;
+			unsigned long long size;
+		} miptail;
+	} subresource;
+	CUmemOperationType memOperationType;
+	CUmemHandleType memHandleType;
+	union {
+		CUmemGenericAllocationHandle memHandle;
+	} memHandle;
+	unsigned long long offset;
+	unsigned int deviceBitMask;
+	unsigned int flags;
+	unsigned int reserved[2];
+} CUarrayMapInfo_v1;
+typedef CUarrayMapInfo_v1 CUarrayMapInfo;
+
 typedef enum CUpointer_attribute_enum {
 	CU_POINTER_ATTRIBUTE_CONTEXT = 1,
 	CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
@@ -633,6 +756,37 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUdeviceptr ptr) UVM_NOEXCEPT;
 CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute,
 				       CUdeviceptr ptr) UVM_NOEXCEPT;
+
+/* Virtual memory management. */
+CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+				     CUdeviceptr addr, unsigned long long flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+			     const CUmemAllocationProp *prop, unsigned long long flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			  CUmemGenericAllocationHandle handle, unsigned long long flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count,
+				    CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+				size_t count) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location,
+				CUdeviceptr ptr) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
+					      CUmemGenericAllocationHandle handle,
+					      CUmemAllocationHandleType handleType,
+					      unsigned long long flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+						void *osHandle,
+						CUmemAllocationHandleType shHandleType) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
+					       const CUmemAllocationProp *prop,
+					       CUmemAllocationGranularity_flags option) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+							CUmemGenericAllocationHandle handle) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle,
+					     void *addr) UVM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

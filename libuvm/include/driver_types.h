@@ -247,6 +247,35 @@ struct cudaMemLocation {
 	int id;
 };
 
+/* The types the runtime shares with the driver's virtual memory management
+ * (CUmemAllocationType, CUmemAllocationHandleType, CUmemAccess_flags,
+ * CUmemAccessDesc): the same values and layouts. */
+enum cudaMemAllocationType {
+	cudaMemAllocationTypeInvalid = 0x0,
+	cudaMemAllocationTypePinned = 0x1,
+	cudaMemAllocationTypeManaged = 0x2,
+	cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+
+enum cudaMemAllocationHandleType {
+	cudaMemHandleTypeNone = 0x0,
+	cudaMemHandleTypePosixFileDescriptor = 0x1,
+	cudaMemHandleTypeWin32 = 0x2,
+	cudaMemHandleTypeWin32Kmt = 0x4,
+	cudaMemHandleTypeFabric = 0x8
+};
+
+enum cudaMemAccessFlags {
+	cudaMemAccessFlagsProtNone = 0,
+	cudaMemAccessFlagsProtRead = 1,
+	cudaMemAccessFlagsProtReadWrite = 3
+};
+
+struct cudaMemAccessDesc {
+	struct cudaMemLocation location;
+	enum cudaMemAccessFlags flags;
+};
+
 enum cudaDeviceAttr {
 	cudaDevAttrMaxThreadsPerBlock = 1,
 	cudaDevAttrMaxBlockDimX = 2,

@@ -62,6 +62,8 @@ CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *size
 						CUmemLocation *prefetchLocs,
 						size_t *prefetchLocIdxs, size_t numPrefetchLocs,
 						unsigned long long flags, CUstream hStream) noexcept;
+CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count,
+				 CUstream hStream) noexcept;
 }
 
 namespace uvm {
@@ -81,6 +83,16 @@ static_assert(sizeof(struct uvm_ioc_host_register) == 48);
 static_assert(sizeof(struct uvm_ioc_host_unregister) == 32);
 static_assert(sizeof(struct uvm_ioc_copy) == 56);
 static_assert(sizeof(struct uvm_ioc_memset) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_create) == 48);
+static_assert(sizeof(struct uvm_ioc_mem_release) == 16);
+static_assert(sizeof(struct uvm_ioc_mem_props) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_export) == 40);
+static_assert(sizeof(struct uvm_ioc_mem_import) == 32);
+static_assert(sizeof(struct uvm_ioc_mem_map) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_unmap) == 40);
+static_assert(sizeof(struct uvm_mem_access) == 16);
+static_assert(sizeof(struct uvm_ioc_mem_set_access) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_query) == 128);
 static_assert(sizeof(struct uvm_test_gpu_op) == 80);
 static_assert(sizeof(struct uvm_test_launch) == 80);
 static_assert(sizeof(struct uvm_test_residency) == 32);
@@ -88,6 +100,13 @@ static_assert(sizeof(struct uvm_test_residency) == 32);
 static_assert(sizeof(CUmemLocation) == 8);
 static_assert(sizeof(struct cudaMemLocation) == 8);
 static_assert(sizeof(CUdeviceptr) == 8);
+static_assert(sizeof(CUmemAllocationProp) == 32);
+static_assert(sizeof(CUmemAccessDesc) == 12);
+static_assert(sizeof(CUarrayMapInfo) == 96);
+/* The uapi's VMM values are CUDA's. */
+static_assert(UVM_MEM_HANDLE_FD == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+static_assert(UVM_MEM_PROT_READ == CU_MEM_ACCESS_FLAGS_PROT_READ);
+static_assert(UVM_MEM_PROT_READ_WRITE == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 
 /* The CUDA driver and runtime API version libuvm implements. */
 constexpr int kApiVersion = 13000;
@@ -101,6 +120,10 @@ constexpr uint64_t kMappingGranule = UVM_VA_BLOCK_SIZE;
 constexpr uint64_t kChunkSize = 2ULL << 20;
 /* Sub-allocations start at multiples of this ("cp.place.*": 512). */
 constexpr uint64_t kSubAllocAlign = 512;
+/* Virtual memory management: the size, offset and address unit of
+ * physical allocations and mappings, and the default alignment of
+ * reservations (cuMemGetAllocationGranularity). */
+constexpr uint64_t kVmmGranularity = UVM_MEM_GRANULARITY;
 
 /* errno -> CUresult, the one mapping (errors.cpp). */
 CUresult from_errno(int neg_errno);
@@ -219,6 +242,8 @@ enum class Kind {
 	device,		/* cuMemAlloc: a device mmap of /dev/uvm */
 	host,		/* cuMemAllocHost/cuMemHostAlloc: pinned anonymous memory */
 	registered,	/* cuMemHostRegister: the caller's memory, pinned */
+	vmm,		/* cuMemMap: a mapping in a reservation; never in the
+			 * table, described by the driver (vmm_describe()) */
 };
 
 /**
@@ -255,6 +280,11 @@ struct Allocation {
 	Context *ctx = nullptr;
 	bool sync_memops = true;	/* managed memory starts with it set */
 	IntervalMap last_prefetch;	/* the locations prefetches named */
+	/* VMM memory: what UVM_IOC_MEM_QUERY says about the pointer. */
+	uint32_t handle_types = 0;	/* ALLOWED_HANDLE_TYPES */
+	uint64_t read_mask = 0;		/* UVM_PROCESSOR_MASK bits */
+	uint64_t write_mask = 0;
+	struct uvm_location location {};	/* where the memory lives */
 };
 
 /* Per-thread state. */
@@ -286,6 +316,7 @@ struct State {
 	std::unordered_set<Event *> known_events;
 	std::map<uint64_t, Allocation> allocations;	/* base -> allocation */
 	std::map<uint64_t, Chunk> chunks;	/* base -> mapping of the library */
+	std::map<uint64_t, uint64_t> reservations;	/* cuMemAddressReserve: base -> size */
 	uint64_t next_buffer_id = 0;	/* the last buffer id handed out */
 	std::atomic<uint64_t> last_fence{0};	/* highest fence submitted */
 	std::vector<bool> rt_retained;	/* the runtime holds the primary ctx */
@@ -311,6 +342,19 @@ bool pageable_memory_access();
 /* Does the driver have device memory, host registration, copies and sets
  * (API 1.2)? */
 bool driver_has_memory_api();
+
+/* Virtual memory management (vmm.cpp).  Does the driver have the MEM_*
+ * ioctls (UVM_CAP_VMM)? */
+bool driver_has_vmm();
+/* The reservation of cuMemAddressReserve holding ptr, or false
+ * (State::mu held). */
+bool find_reservation(uint64_t ptr, uint64_t *base, uint64_t *size);
+/* UVM_IOC_MEM_QUERY of an address; 0 or -errno. */
+int vmm_query(uint64_t ptr, struct uvm_ioc_mem_query *q);
+/* Describe the VMM mapping holding ptr as an Allocation of Kind::vmm (the
+ * pointer attributes, cuMemGetAddressRange); false when ptr is no mapped
+ * VMM memory.  State::mu held. */
+bool vmm_describe(uint64_t ptr, Allocation *out);
 
 /* Range checks against a managed allocation (State::mu held). */
 enum class RangeKind { ok, empty, invalid };
