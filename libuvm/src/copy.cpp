@@ -22,6 +22,9 @@
  *    DtoD, a memset's destination) must be memory a GPU can use: ordinary
  *    memory only where CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS is 1;
  *  - memory registered READ_ONLY is never a destination;
+ *  - VMM memory (a reservation of cuMemAddressReserve) is a side inside
+ *    one reservation, every byte mapped with the right of the copying GPU
+ *    (read for a source, write for a destination), which the driver checks;
  *  - cuMemsetD16/D32 need an aligned destination; 0 bytes succeed before
  *    any other check ("cp.memcpy.dtod.size0.bad").
  *
@@ -59,6 +62,7 @@ enum class Role {
 struct Side {
 	uint64_t addr = 0;
 	Allocation *a = nullptr;	/* nullptr: ordinary process memory */
+	bool vmm = false;		/* in a reservation (cuMemAddressReserve) */
 };
 
 /**
@@ -85,6 +89,13 @@ CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
 			return CUDA_ERROR_INVALID_VALUE;
 		return CUDA_SUCCESS;
 	}
+	/* VMM memory: inside one reservation; the driver checks that every
+	 * byte is mapped with the copying GPU's right (-EINVAL, -EPERM). */
+	uint64_t rbase, rsize;
+	if (find_reservation(p, &rbase, &rsize)) {
+		side->vmm = true;
+		return p + n - rbase <= rsize ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	}
 	if (touches_library_memory(p, n))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (role == Role::device && !pageable_memory_access())
@@ -96,8 +107,8 @@ CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
  * before a synchronous call returns. */
 bool async_ok(const Side &s)
 {
-	return s.a && (s.a->kind == Kind::device || s.a->kind == Kind::managed) &&
-	       !s.a->sync_memops;
+	return s.vmm || (s.a && (s.a->kind == Kind::device || s.a->kind == Kind::managed) &&
+			 !s.a->sync_memops);
 }
 
 /* The driver's refusals at submission, as CUDA names them. */
@@ -256,7 +267,7 @@ CUresult execute(const Request &req, CUstream h, bool ptds, Mode mode)
 			     src.addr < dst.addr + bytes;
 	if (req.is_set) {
 		r = job.set(dst.addr, req.value, req.elem, req.count);
-		waiting = mode == Mode::async ? !dst.a : !async_ok(dst);
+		waiting = mode == Mode::async ? !dst.a && !dst.vmm : !async_ok(dst);
 	} else if (overlap) {
 		bounce.reset(new char[bytes]);
 		uint64_t tmp = reinterpret_cast<uintptr_t>(bounce.get());
@@ -266,7 +277,8 @@ CUresult execute(const Request &req, CUstream h, bool ptds, Mode mode)
 		waiting = true;
 	} else {
 		r = job.copy(dst.addr, src.addr, bytes);
-		waiting = mode == Mode::async ? !dst.a || !src.a : !async_ok(dst) || !async_ok(src);
+		waiting = mode == Mode::async ? (!dst.a && !dst.vmm) || (!src.a && !src.vmm) :
+						!async_ok(dst) || !async_ok(src);
 	}
 	/* What was queued before a refusal still runs: its fences count. */
 	job.publish(st, waiting);

@@ -60,7 +60,13 @@ bool touches_library_memory(uint64_t ptr, uint64_t len)
 {
 	const State &s = state();
 
-	return intersects(s.allocations, ptr, len) || intersects(s.chunks, ptr, len);
+	if (intersects(s.allocations, ptr, len) || intersects(s.chunks, ptr, len))
+		return true;
+	auto it = s.reservations.lower_bound(ptr + len);
+	if (it == s.reservations.begin())
+		return false;
+	--it;
+	return it->first + it->second > ptr;
 }
 
 bool driver_has_memory_api()
@@ -584,7 +590,10 @@ extern "C" CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
 	if (!pbase && !psize)
 		return CUDA_SUCCESS;
 	std::lock_guard<std::mutex> lock(state().mu);
+	Allocation vmm;
 	Allocation *a = find_allocation(dptr);
+	if (!a && vmm_describe(dptr, &vmm))
+		a = &vmm;	/* VMM memory: the mapping holding dptr */
 	if (!a)
 		return CUDA_ERROR_NOT_FOUND;
 	if (pbase)

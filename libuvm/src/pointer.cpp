@@ -132,6 +132,15 @@ CUresult attribute_of(Allocation *a, uint64_t ptr, int attr, void *data)
 	return CUDA_SUCCESS;
 }
 
+/* The allocation holding ptr: libuvm's table, or a VMM mapping described
+ * by the driver into *scratch.  State::mu held. */
+Allocation *lookup(uint64_t ptr, Allocation *scratch)
+{
+	if (Allocation *a = find_allocation(ptr))
+		return a;
+	return vmm_describe(ptr, scratch) ? scratch : nullptr;
+}
+
 /* cuPointerGetAttributes' answer for memory that is no allocation. */
 CUresult default_attribute(uint64_t ptr, int attr, void *data)
 {
@@ -185,7 +194,8 @@ extern "C" CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
 		if (!data)
 			return CUDA_ERROR_INVALID_VALUE;
 		std::lock_guard<std::mutex> lock(state().mu);
-		Allocation *a = find_allocation(ptr);
+		Allocation vmm;
+		Allocation *a = lookup(ptr, &vmm);
 		if (!a)
 			return CUDA_ERROR_INVALID_VALUE;
 		return attribute_of(a, ptr, attribute, data);
@@ -202,7 +212,8 @@ extern "C" CUresult cuPointerGetAttributes(unsigned int numAttributes,
 		if (!numAttributes || !attributes || !data)
 			return CUDA_ERROR_INVALID_VALUE;
 		std::lock_guard<std::mutex> lock(state().mu);
-		Allocation *a = find_allocation(ptr);
+		Allocation vmm;
+		Allocation *a = lookup(ptr, &vmm);
 		/* In order; a bad entry stops the call, the ones before it
 		 * are written (probe_mem.txt "pas.p2p"). */
 		for (unsigned int i = 0; i < numAttributes; i++) {
