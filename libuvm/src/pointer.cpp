@@ -41,6 +41,94 @@ uint32_t va_space_token()
 	return static_cast<uint32_t>(getpid()) & 0xffff;
 }
 
+/* The access flags (CU_MEM_ACCESS_FLAGS_PROT_*) of VMM memory for the
+ * current context's device (the memory's own without one). */
+uint32_t vmm_access_flags(const Allocation *a)
+{
+	const ThreadState &ts = thread_state();
+	int dev = !ts.stack.empty() && ts.stack.back() ? ts.stack.back()->device : a->device;
+	const uint64_t bit = UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(dev < 0 ? 0 : dev));
+
+	if (a->write_mask & bit)
+		return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	return (a->read_mask & bit) ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+}
+
+/**
+ * vmm_attribute() - one attribute of VMM memory
+ * @a:		the mapping, as vmm_describe() gives it
+ * @ptr:	the pointer asked about
+ * @attr:	CU_POINTER_ATTRIBUTE_*
+ * @data:	where to write
+ *
+ * Return: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE for an attribute VMM
+ * memory does not have.
+ */
+CUresult vmm_attribute(const Allocation *a, uint64_t ptr, int attr, void *data)
+{
+	const bool host = a->location.type != UVM_LOCATION_GPU;
+
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		put64(data, 0);
+		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		put32(data, host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE);
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		put64(data, ptr);
+		break;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (!host)
+			return CUDA_ERROR_INVALID_VALUE;
+		put64(data, ptr);
+		break;
+	case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
+		return CUDA_ERROR_INVALID_VALUE;
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		put32(data, 0);
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		put32(data, 1);
+		break;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		put64(data, a->buffer_id);
+		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+		put64(data, a->block_id);
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		put32(data, static_cast<uint32_t>(a->device));
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		put64(data, a->base);
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		put64(data, a->size);
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		put64(data, a->map_base);
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+		put64(data, a->map_size);
+		break;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		put64(data, a->handle_types);
+		break;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		put32(data, vmm_access_flags(a));
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
 /**
  * attribute_of() - one attribute of an allocation
  * @a:		the allocation (State::mu held)
@@ -55,6 +143,9 @@ CUresult attribute_of(Allocation *a, uint64_t ptr, int attr, void *data)
 {
 	const bool host = a->kind == Kind::host || a->kind == Kind::registered;
 	const bool device = a->kind == Kind::device;
+
+	if (a->kind == Kind::vmm)
+		return vmm_attribute(a, ptr, attr, data);
 
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:

@@ -589,6 +589,17 @@ extern "C" cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at
 		std::memset(attributes, 0, sizeof(*attributes));
 		std::lock_guard<std::mutex> lock(state().mu);
 		Allocation *a = find_allocation(reinterpret_cast<uintptr_t>(ptr));
+		Allocation vmm;
+		if (!a && vmm_describe(reinterpret_cast<uintptr_t>(ptr), &vmm)) {
+			/* VMM memory: device or host memory by its location. */
+			const bool host = vmm.location.type != UVM_LOCATION_GPU;
+
+			attributes->type = host ? cudaMemoryTypeHost : cudaMemoryTypeDevice;
+			attributes->device = vmm.device;
+			attributes->devicePointer = const_cast<void *>(ptr);
+			attributes->hostPointer = host ? const_cast<void *>(ptr) : nullptr;
+			return CUDA_SUCCESS;
+		}
 		if (!a) {
 			/* Memory CUDA does not know: "unregistered". */
 			attributes->type = cudaMemoryTypeUnregistered;

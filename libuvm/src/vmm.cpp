@@ -279,6 +279,8 @@ extern "C" CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) noexcept
 			return r;
 		if (!ptr || !size)
 			return CUDA_ERROR_INVALID_VALUE;
+		/* Queued copies into what is still mapped there finish first. */
+		wait_all();
 		std::lock_guard<std::mutex> lock(state().mu);
 		if (!find_reservation(ptr, &base, &len))
 			return CUDA_ERROR_INVALID_VALUE;
