@@ -15,6 +15,9 @@
  *   copy that GPU would map;
  * - device memory: the owner's vidmem (a peer access from another GPU);
  * - registered host memory: its pinned pages;
+ * - VMM memory: every byte of the side must be mapped, and the copying GPU
+ *   must have the right (read for the source, write for the destination)
+ *   there; the engine uses the allocation's memory;
  * - ordinary process memory: its pages are pinned when the ioctl runs and
  *   unpinned when the job has run.
  *
@@ -81,11 +84,13 @@ struct uvm_copy_job {
  * @block:	per side (dst, src): the block of a managed side (both the
  *		same block when the sides share it)
  * @range:	per side: the allocation, NULL for process memory
+ * @vmm:	per side: the mapping of a VMM side
  * @locked:	the distinct blocks locked, in locking order
  */
 struct uvm_copy_window {
 	struct uvm_va_block *block[2];
 	struct uvm_va_range *range[2];
+	struct uvm_vmm_mapping *vmm[2];
 	struct uvm_va_block *locked[2];
 };
 
@@ -147,6 +152,8 @@ static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_window *
 		page = uvm_host_range_page(range, va);
 		ret = uvm_ce_batch_sysmem(b, page, addr);
 		break;
+	case UVM_RANGE_VMM:
+		return uvm_vmm_copy_addr(win->vmm[side], va & PAGE_MASK, job->gpu, addr);
 	default:
 		page = s->pages[((va & PAGE_MASK) - s->first) >> PAGE_SHIFT];
 		ret = uvm_ce_batch_sysmem(b, page, addr);
@@ -181,6 +188,18 @@ static int uvm_copy_window_lock(struct uvm_va_space *va_space,
 		win->range[i] = uvm_va_range_find(va_space, va);
 		if (!win->range[i] || win->range[i]->kind != sides[i]->kind)
 			return -EFAULT;
+		if (sides[i]->kind == UVM_RANGE_VMM) {
+			/*
+			 * A window crosses no 2 MiB boundary: one granule of
+			 * one mapping, whose rights may have changed since the
+			 * job was queued.
+			 */
+			win->vmm[i] = uvm_vmm_mapping_find(win->range[i], va);
+			if (!win->vmm[i])
+				return -EFAULT;
+			if (uvm_vmm_check_span(win->range[i], va, va + 1, job->gpu, !i))
+				return -EPERM;
+		}
 		if (sides[i]->kind != UVM_RANGE_MANAGED)
 			continue;
 		win->block[i] = uvm_va_block_get_or_create(va_space, va);
@@ -362,14 +381,17 @@ static const struct uvm_job_ops uvm_copy_job_ops = {
  * @va_space:	the VA space
  * @side:	the side; @side->addr set
  * @length:	bytes
+ * @gpu:	the GPU whose engine copies
  * @write:	the destination
  *
- * Return: 0; -EINVAL for a side partly inside an allocation; -EPERM to
- * write read-only registered memory; -EFAULT for process memory that cannot
+ * Return: 0; -EINVAL for a side partly inside an allocation or partly
+ * unmapped VMM memory; -EPERM to write read-only registered memory, or
+ * VMM memory @gpu may not access so; -EFAULT for process memory that cannot
  * be pinned; -ENOMEM.
  */
 static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
-				 struct uvm_copy_side *side, u64 length, bool write)
+				 struct uvm_copy_side *side, u64 length,
+				 struct uvm_gpu *gpu, bool write)
 {
 	u64 end = side->addr + length;
 	struct uvm_va_range *range;
@@ -384,6 +406,8 @@ static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
 			ret = -EINVAL;
 		else if (write && range->kind == UVM_RANGE_HOST && range->host.read_only)
 			ret = -EPERM;
+		else if (range->kind == UVM_RANGE_VMM)
+			ret = uvm_vmm_check_span(range, side->addr, end, gpu, write);
 	} else if (interval_tree_iter_first(&va_space->ranges, side->addr, end - 1)) {
 		ret = -EINVAL;
 	}
@@ -424,9 +448,9 @@ static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *j
 
 	job->job.ops = &uvm_copy_job_ops;
 	job->job.weight = (job->length >> PAGE_SHIFT) + 1;
-	ret = uvm_copy_side_prepare(va_space, &job->dst, job->length, true);
+	ret = uvm_copy_side_prepare(va_space, &job->dst, job->length, job->gpu, true);
 	if (!ret && !job->is_memset)
-		ret = uvm_copy_side_prepare(va_space, &job->src, job->length, false);
+		ret = uvm_copy_side_prepare(va_space, &job->src, job->length, job->gpu, false);
 	if (ret) {
 		uvm_copy_job_free(&job->job);
 		return ret;

@@ -95,14 +95,15 @@ void uvm_device_range_free(struct uvm_va_space *va_space,
 }
 
 /**
- * uvm_device_range_zero() - zero-fill the chunks of a new device range
- * @range:	the range
+ * uvm_device_chunks_zero() - zero-fill vidmem chunks
+ * @gpu:	the GPU owning them
+ * @chunks:	their vidmem offsets
+ * @n:		how many
  *
  * Return: 0 or -errno of the copy engine.
  */
-static int uvm_device_range_zero(struct uvm_va_range *range)
+int uvm_device_chunks_zero(struct uvm_gpu *gpu, const u64 *chunks, u64 n)
 {
-	struct uvm_va_range_device *dev = &range->device;
 	struct uvm_ce_batch *b;
 	u64 i;
 	int ret = 0;
@@ -110,18 +111,18 @@ static int uvm_device_range_zero(struct uvm_va_range *range)
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	for (i = 0; i < dev->nchunks && !ret; i++) {
+	for (i = 0; i < n && !ret; i++) {
 		struct uvm_ce_op op = {
 			.type = UVM_CE_MEMSET,
 			.size = UVM_VA_BLOCK_SIZE,
 			.dst = {
-				.addr = dev->chunks[i],
+				.addr = chunks[i],
 				.aperture = UVM_APERTURE_VID,
-				.gpu = dev->gpu->index,
+				.gpu = gpu->index,
 			},
 		};
 
-		ret = uvm_ce_batch_begin(b, dev->gpu);
+		ret = uvm_ce_batch_begin(b, gpu);
 		if (!ret)
 			uvm_ce_batch_push(b, &op);
 	}
@@ -134,17 +135,18 @@ static int uvm_device_range_zero(struct uvm_va_range *range)
 }
 
 /**
- * uvm_device_range_alloc_chunk() - a chunk for device memory, evicting if full
+ * uvm_device_chunk_alloc() - a chunk for fixed memory, evicting if full
  * @va_space:	the VA space; its lock held for write
  * @gpu:	the GPU
  * @addr:	out: the chunk
  *
- * Managed memory is evicted to make room; device memory never is.
+ * Device memory and VMM allocations use it.  Managed memory (of any VA
+ * space) is evicted to make room; fixed memory never is.
  *
  * Return: 0 or -ENOMEM when nothing more can be evicted.
  */
-static int uvm_device_range_alloc_chunk(struct uvm_va_space *va_space,
-					struct uvm_gpu *gpu, u64 *addr)
+int uvm_device_chunk_alloc(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
+			   u64 *addr)
 {
 	struct uvm_va_block_ctx *ctx = NULL;
 	int ret;
@@ -240,11 +242,11 @@ int uvm_device_range_mmap(struct uvm_va_space *va_space,
 	memset(dev->chunks, 0xff, dev->nchunks * sizeof(*dev->chunks));
 
 	for (i = 0; i < dev->nchunks; i++) {
-		ret = uvm_device_range_alloc_chunk(va_space, gpu, &dev->chunks[i]);
+		ret = uvm_device_chunk_alloc(va_space, gpu, &dev->chunks[i]);
 		if (ret)
 			goto err_free;
 	}
-	ret = uvm_device_range_zero(range);
+	ret = uvm_device_chunks_zero(gpu, dev->chunks, dev->nchunks);
 	if (ret)
 		goto err_free;
 

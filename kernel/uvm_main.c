@@ -23,6 +23,8 @@
  * - uvm_ce.c: batches of copy-engine operations;
  * - uvm_device_range.c, uvm_host_range.c: device memory, registered host
  *   memory;
+ * - uvm_mem.c, uvm_vmm.c: virtual memory management: physical allocations,
+ *   their handles and exported files; reservations, mappings, access;
  * - uvm_copy.c: copies and memsets through the copy engines;
  * - uvm_fault.c: replayable GPU fault servicing in batches;
  * - uvm_hmm.c, uvm_hmm_devmem.c: pageable memory through HMM, mirrored,
@@ -50,6 +52,7 @@
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
 #include "uvm_ioctl.h"
+#include "uvm_mem.h"
 #include "uvm_migrate.h"
 #include "uvm_page_pool.h"
 #include "uvm_prefetch.h"
@@ -74,6 +77,16 @@ static_assert(sizeof(struct uvm_ioc_host_register) == 48);
 static_assert(sizeof(struct uvm_ioc_host_unregister) == 32);
 static_assert(sizeof(struct uvm_ioc_copy) == 56);
 static_assert(sizeof(struct uvm_ioc_memset) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_create) == 48);
+static_assert(sizeof(struct uvm_ioc_mem_release) == 16);
+static_assert(sizeof(struct uvm_ioc_mem_props) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_export) == 40);
+static_assert(sizeof(struct uvm_ioc_mem_import) == 32);
+static_assert(sizeof(struct uvm_ioc_mem_map) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_unmap) == 40);
+static_assert(sizeof(struct uvm_mem_access) == 16);
+static_assert(sizeof(struct uvm_ioc_mem_set_access) == 56);
+static_assert(sizeof(struct uvm_ioc_mem_query) == 128);
 
 /**
  * uvm_check_mm() - is the caller the VA space's process?
@@ -152,7 +165,7 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	args->num_gpus = uvm_gpu_count;
 	args->page_size = PAGE_SIZE;
 	args->caps = (IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0) |
-		     uvm_hmm_caps();
+		     UVM_CAP_VMM | uvm_hmm_caps();
 	return 0;
 }
 
@@ -198,6 +211,16 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(UVM_IOC_HOST_UNREGISTER, uvm_ioc_host_unregister, 0),
 	UVM_IOCTL(UVM_IOC_COPY, uvm_ioc_copy, UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(UVM_IOC_MEMSET, uvm_ioc_memset, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_MEM_CREATE, uvm_ioc_mem_create, 0),
+	UVM_IOCTL(UVM_IOC_MEM_RELEASE, uvm_ioc_mem_release, 0),
+	UVM_IOCTL(UVM_IOC_MEM_PROPS, uvm_ioc_mem_props, 0),
+	UVM_IOCTL(UVM_IOC_MEM_EXPORT, uvm_ioc_mem_export, 0),
+	UVM_IOCTL(UVM_IOC_MEM_IMPORT, uvm_ioc_mem_import, 0),
+	UVM_IOCTL(UVM_IOC_MEM_MAP, uvm_ioc_mem_map, 0),
+	UVM_IOCTL(UVM_IOC_MEM_UNMAP, uvm_ioc_mem_unmap, 0),
+	UVM_IOCTL(UVM_IOC_MEM_SET_ACCESS, uvm_ioc_mem_set_access,
+		  UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_MEM_QUERY, uvm_ioc_mem_query, 0),
 };
 
 /**

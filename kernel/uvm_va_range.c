@@ -79,6 +79,16 @@ struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr)
 }
 
 /**
+ * uvm_va_range_new_buffer_id() - a buffer id never handed out before
+ *
+ * Return: the id (POINTER_INFO's buffer_id).
+ */
+u64 uvm_va_range_new_buffer_id(void)
+{
+	return atomic64_inc_return(&uvm_va_range_next_id);
+}
+
+/**
  * uvm_va_range_alloc() - a new allocation, not yet in any tree
  * @kind:	enum uvm_va_range_kind
  * @start:	first byte
@@ -97,7 +107,7 @@ struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
 	range->kind = kind;
 	range->node.start = start;
 	range->node.last = end - 1;
-	range->buffer_id = atomic64_inc_return(&uvm_va_range_next_id);
+	range->buffer_id = uvm_va_range_new_buffer_id();
 	return range;
 }
 
@@ -130,6 +140,8 @@ void __uvm_va_range_destroy(struct uvm_va_space *va_space,
 		uvm_device_range_free(va_space, range);
 	else if (range->kind == UVM_RANGE_HOST)
 		uvm_host_range_free(va_space, range);
+	else if (range->kind == UVM_RANGE_VMM)
+		uvm_vmm_range_free(va_space, range);
 	kfree(range);
 }
 
@@ -279,13 +291,16 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_pointer_info *args = data;
 	struct uvm_va_range *range;
+	int ret = -ENOENT;
 
 	if (args->gpu_index || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
 		return -EINVAL;
 
 	down_read(&va_space->lock);
 	range = uvm_va_range_find(va_space, args->address);
-	if (range) {
+	if (range && range->kind == UVM_RANGE_VMM) {
+		ret = uvm_vmm_pointer_info(range, args);
+	} else if (range) {
 		args->start = uvm_va_range_start(range);
 		args->size = uvm_va_range_end(range) - args->start;
 		args->buffer_id = range->buffer_id;
@@ -301,10 +316,13 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
 			args->flags = UVM_POINTER_HOST |
 				      (range->host.read_only ? UVM_POINTER_READ_ONLY : 0);
 			break;
+		default:
+			break;
 		}
+		ret = 0;
 	}
 	up_read(&va_space->lock);
-	return range ? 0 : -ENOENT;
+	return ret;
 }
 
 /* VMA operations */
@@ -439,6 +457,8 @@ int uvm_va_range_service_fault(struct uvm_va_space *va_space,
 		return uvm_device_range_map(va_space, range, gpu, va);
 	case UVM_RANGE_HOST:
 		return uvm_host_range_map(va_space, range, gpu, va, access);
+	case UVM_RANGE_VMM:
+		return uvm_vmm_service_fault(va_space, range, gpu, va, access);
 	default:
 		return -EINVAL;
 	}
@@ -450,7 +470,8 @@ int uvm_va_range_service_fault(struct uvm_va_space *va_space,
  * @vma:	the new VMA
  *
  * The file offset selects the kind: UVM_MMAP_MANAGED (0) creates managed
- * memory, UVM_MMAP_DEVICE(g) device memory of GPU g.  Registered host
+ * memory, UVM_MMAP_DEVICE(g) device memory of GPU g, UVM_MMAP_RESERVE an
+ * address reservation (uvm_vmm.c).  Registered host
  * memory that a stale registration left at these addresses is unregistered
  * (the process unmapped it without unregistering).
  *
@@ -467,7 +488,7 @@ int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
-	if (offset != UVM_MMAP_MANAGED &&
+	if (offset != UVM_MMAP_MANAGED && offset != UVM_MMAP_RESERVE &&
 	    (offset & ~(0xffULL << 32)) != UVM_MMAP_DEVICE(0))
 		return -EINVAL;
 
@@ -481,6 +502,10 @@ int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 		__uvm_va_range_destroy(va_space, to_uvm_va_range(node));
 	}
 
+	if (offset == UVM_MMAP_RESERVE) {
+		ret = uvm_vmm_range_mmap(va_space, vma);
+		goto out_unlock;
+	}
 	if (offset != UVM_MMAP_MANAGED) {
 		ret = uvm_device_range_mmap(va_space, vma, (offset >> 32) & 0xff);
 		goto out_unlock;

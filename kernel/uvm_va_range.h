@@ -14,6 +14,7 @@
 
 struct page;
 struct uvm_gpu;
+struct uvm_vmm_mapping;
 struct uvm_va_space;
 struct vm_area_struct;
 
@@ -29,6 +30,7 @@ enum uvm_va_range_kind {
 	UVM_RANGE_MANAGED = 1,	/* mmap of /dev/uvm at offset 0: migrates */
 	UVM_RANGE_DEVICE = 2,	/* mmap at UVM_MMAP_DEVICE(g): g's vidmem */
 	UVM_RANGE_HOST = 3,	/* HOST_REGISTER: pinned process memory */
+	UVM_RANGE_VMM = 4,	/* mmap at UVM_MMAP_RESERVE: a reservation */
 };
 
 /**
@@ -63,6 +65,16 @@ struct uvm_va_range_host {
 };
 
 /**
+ * struct uvm_va_range_vmm - an address reservation (uvm_vmm.c)
+ * @mappings:	struct uvm_vmm_mapping by address, an interval tree
+ * @nr_mappings: mappings in @mappings
+ */
+struct uvm_va_range_vmm {
+	struct rb_root_cached mappings;
+	u64 nr_mappings;
+};
+
+/**
  * struct uvm_va_range - one allocation
  * @node:	in uvm_va_space.ranges: first and last byte.  Managed and
  *		device ranges cover whole pages; host ranges the exact bytes
@@ -71,9 +83,10 @@ struct uvm_va_range_host {
  * @kind:	enum uvm_va_range_kind
  * @device:	UVM_RANGE_DEVICE
  * @host:	UVM_RANGE_HOST
+ * @vmm:	UVM_RANGE_VMM
  *
  * A munmap() of part of a managed range shrinks or splits it; the pieces
- * keep the buffer id.  Device ranges are unmapped whole.
+ * keep the buffer id.  Device ranges and reservations are unmapped whole.
  */
 struct uvm_va_range {
 	struct interval_tree_node node;
@@ -82,6 +95,7 @@ struct uvm_va_range {
 	union {
 		struct uvm_va_range_device device;
 		struct uvm_va_range_host host;
+		struct uvm_va_range_vmm vmm;
 	};
 };
 
@@ -97,6 +111,7 @@ static inline u64 uvm_va_range_end(const struct uvm_va_range *range)
 
 /* uvm_va_range.c */
 struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr);
+u64 uvm_va_range_new_buffer_id(void);
 struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
 					u64 end, gfp_t gfp);
 void __uvm_va_range_insert(struct uvm_va_space *va_space,
@@ -121,6 +136,9 @@ void uvm_device_range_free(struct uvm_va_space *va_space,
 int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
 			 struct uvm_gpu *gpu, u64 va);
 struct uvm_gpu_address uvm_device_range_phys(struct uvm_va_range *range, u64 va);
+int uvm_device_chunk_alloc(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
+			   u64 *addr);
+int uvm_device_chunks_zero(struct uvm_gpu *gpu, const u64 *chunks, u64 n);
 
 /* uvm_host_range.c */
 int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data);
@@ -130,5 +148,22 @@ void uvm_host_range_free(struct uvm_va_space *va_space,
 int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
 		       struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
 struct page *uvm_host_range_page(struct uvm_va_range *range, u64 va);
+
+/* uvm_vmm.c */
+int uvm_vmm_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma);
+void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *range);
+int uvm_vmm_service_fault(struct uvm_va_space *va_space, struct uvm_va_range *range,
+			  struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
+struct uvm_vmm_mapping *uvm_vmm_mapping_find(struct uvm_va_range *range, u64 va);
+int uvm_vmm_check_span(struct uvm_va_range *range, u64 start, u64 end,
+		       struct uvm_gpu *gpu, bool write);
+int uvm_vmm_copy_addr(struct uvm_vmm_mapping *map, u64 va, struct uvm_gpu *gpu,
+		      struct uvm_gpu_address *addr);
+int uvm_vmm_pointer_info(struct uvm_va_range *range,
+			 struct uvm_ioc_pointer_info *args);
+int uvm_ioc_mem_map(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_mem_unmap(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_mem_set_access(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_mem_query(struct uvm_va_space *va_space, void *data);
 
 #endif /* _UVM_VA_RANGE_H_ */

@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 
 #include "uvm_gpu.h"
+#include "uvm_mem.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -109,6 +110,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	uvm_queue_init(&va_space->queue);
 	uvm_page_pool_init(&va_space->page_pool);
 	xa_init(&va_space->blocks);
+	xa_init_flags(&va_space->mem_handles, XA_FLAGS_ALLOC1);
 	uvm_hmm_va_space_init(va_space);
 	address_space_init_once(&va_space->mapping);
 	va_space->mapping.host = inode;
@@ -190,9 +192,10 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 
 	/*
 	 * No VMA is left (each held a file reference): what remains is
-	 * registered host memory never unregistered.
+	 * registered host memory never unregistered, and VMM handles.
 	 */
 	uvm_va_range_destroy_all(va_space);
+	uvm_mem_handles_destroy(va_space);
 
 	uvm_va_space_put(va_space);
 }

@@ -38,6 +38,11 @@ struct uvm_va_block;
  * @queue:	asynchronous jobs (migrations, copies) and their fences
  * @page_pool:	CPU pages freed by migrations, reused as copy destinations
  * @hmm:	pageable memory (uvm_hmm.c): regions, notifiers, device chunks
+ * @mem_handles: VMM allocation handles (uvm_mem.c): id -> struct
+ *		uvm_mem_handle; changed under @lock held for write
+ * @mem_handle_next: next handle id to try; @lock
+ * @nr_mem_handles: handles in @mem_handles; @lock
+ * @nr_vmm_mappings: VMM mappings in all reservations; @lock
  * @counters:	UVM_COUNTER_* values
  * @rcu:	deferred free: fault servicing looks us up under RCU
  */
@@ -53,6 +58,10 @@ struct uvm_va_space {
 	struct uvm_queue queue;
 	struct uvm_page_pool page_pool;
 	struct uvm_hmm_va_space hmm;
+	struct xarray mem_handles;
+	u32 mem_handle_next;
+	u32 nr_mem_handles;
+	u64 nr_vmm_mappings;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	struct rcu_head rcu;
 };

@@ -125,7 +125,7 @@ TEST(ioctl_numbers)
 TEST(constants)
 {
 	ASSERT_EQ(1, UVM_API_VERSION_MAJOR);
-	ASSERT_EQ(2, UVM_API_VERSION_MINOR);
+	ASSERT_EQ(3, UVM_API_VERSION_MINOR);
 	ASSERT_EQ(1, UVM_TEST_OP_READ);
 	ASSERT_EQ(2, UVM_TEST_OP_WRITE);
 	ASSERT_EQ(3, UVM_TEST_OP_ATOMIC_ADD);
@@ -235,6 +235,80 @@ TEST(constants_1_1)
 	ASSERT_EQ(17, UVM_COUNTER_PAGES_DUPLICATED);
 	ASSERT_EQ(18, UVM_COUNTER_PAGES_DISCARDED);
 	ASSERT_EQ(19, UVM_COUNTER_PAGES_PREFETCHED);
+}
+
+/* API 1.3: the virtual memory management structures, fields in order */
+TEST(vmm_layouts)
+{
+	ASSERT_EQ(48, sizeof(struct uvm_ioc_mem_create));
+	ASSERT_FIELD(struct uvm_ioc_mem_create, size, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_create, location, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_create, handle_types, 16, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_create, flags, 20, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_create, handle, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_create, reserved, 32, 16);
+	ASSERT_EQ(16, sizeof(struct uvm_ioc_mem_release));
+	ASSERT_FIELD(struct uvm_ioc_mem_release, handle, 0, 8);
+	ASSERT_EQ(56, sizeof(struct uvm_ioc_mem_props));
+	ASSERT_FIELD(struct uvm_ioc_mem_props, handle, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_props, size, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_props, location, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_props, handle_types, 24, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_props, flags, 28, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_props, alloc_id, 32, 8);
+	ASSERT_EQ(40, sizeof(struct uvm_ioc_mem_export));
+	ASSERT_FIELD(struct uvm_ioc_mem_export, handle, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_export, handle_type, 8, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_export, flags, 12, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_export, fd, 16, 4);
+	ASSERT_EQ(32, sizeof(struct uvm_ioc_mem_import));
+	ASSERT_FIELD(struct uvm_ioc_mem_import, fd, 0, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_import, handle, 8, 8);
+	ASSERT_EQ(56, sizeof(struct uvm_ioc_mem_map));
+	ASSERT_FIELD(struct uvm_ioc_mem_map, address, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_map, size, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_map, offset, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_map, handle, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_map, flags, 32, 4);
+	ASSERT_EQ(40, sizeof(struct uvm_ioc_mem_unmap));
+	ASSERT_EQ(16, sizeof(struct uvm_mem_access));
+	ASSERT_FIELD(struct uvm_mem_access, location, 0, 8);
+	ASSERT_FIELD(struct uvm_mem_access, prot, 8, 4);
+	ASSERT_EQ(56, sizeof(struct uvm_ioc_mem_set_access));
+	ASSERT_FIELD(struct uvm_ioc_mem_set_access, descs_ptr, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_set_access, count, 24, 4);
+	ASSERT_FIELD(struct uvm_ioc_mem_set_access, bad_desc, 32, 4);
+	ASSERT_EQ(128, sizeof(struct uvm_ioc_mem_query));
+	ASSERT_FIELD(struct uvm_ioc_mem_query, reservation_start, 16, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_query, handle, 56, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_query, location, 72, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_query, read_mask, 88, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_query, alloc_id, 104, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_query, reservation_mappings, 112, 8);
+	ASSERT_FIELD(struct uvm_ioc_mem_query, reserved, 120, 8);
+}
+
+/* API 1.3 command numbers and constants: CUDA's values where CUDA has them */
+TEST(constants_1_3)
+{
+	ASSERT_EQ(0xC030D50CU, (unsigned int)UVM_IOC_MEM_CREATE);
+	ASSERT_EQ(0xC010D50DU, (unsigned int)UVM_IOC_MEM_RELEASE);
+	ASSERT_EQ(0xC038D50EU, (unsigned int)UVM_IOC_MEM_PROPS);
+	ASSERT_EQ(0xC028D50FU, (unsigned int)UVM_IOC_MEM_EXPORT);
+	ASSERT_EQ(0xC020D510U, (unsigned int)UVM_IOC_MEM_IMPORT);
+	ASSERT_EQ(0xC038D511U, (unsigned int)UVM_IOC_MEM_MAP);
+	ASSERT_EQ(0xC028D512U, (unsigned int)UVM_IOC_MEM_UNMAP);
+	ASSERT_EQ(0xC038D513U, (unsigned int)UVM_IOC_MEM_SET_ACCESS);
+	ASSERT_EQ(0xC080D514U, (unsigned int)UVM_IOC_MEM_QUERY);
+	ASSERT_EQ(8ULL, UVM_CAP_VMM);
+	ASSERT_EQ(2ULL << 40, UVM_MMAP_RESERVE);
+	ASSERT_EQ(2ULL << 20, UVM_MEM_GRANULARITY);
+	ASSERT_EQ(1U, UVM_MEM_HANDLE_FD);
+	ASSERT_EQ(0U, UVM_MEM_PROT_NONE);
+	ASSERT_EQ(1U, UVM_MEM_PROT_READ);
+	ASSERT_EQ(3U, UVM_MEM_PROT_READ_WRITE);
+	ASSERT_EQ(33U, UVM_MEM_MAX_ACCESS_DESCS);
+	ASSERT_EQ(16U, UVM_POINTER_VMM);
 }
 
 /* Pattern words and checksum terms: the formulas tests and module share */

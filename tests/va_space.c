@@ -57,7 +57,8 @@ TEST_F(va_space, version_fields)
 	ASSERT_LE(1U, v->num_gpus);
 	ASSERT_GE((uint32_t)UVM_MAX_GPUS, v->num_gpus);
 	ASSERT_EQ(0ULL, v->caps & ~(UVM_CAP_TEST_IOCTLS | UVM_CAP_DEVICE_PRIVATE |
-				    UVM_CAP_HMM_MIRROR));
+				    UVM_CAP_HMM_MIRROR | UVM_CAP_VMM));
+	ASSERT_EQ(UVM_CAP_VMM, v->caps & UVM_CAP_VMM);
 	ASSERT_EQ(0ULL, v->reserved[0] | v->reserved[1] | v->reserved[2] | v->reserved[3]);
 }
 
@@ -264,7 +265,7 @@ TEST_F(va_space, counters_flags)
 TEST_F(va_space, unknown_command)
 {
 	uint8_t buf[256] = {};
-	static const unsigned int nrs[] = { 0x0c, 0x10, 0x7f, 0x82, 0xbf, 0xc0, 0xff };
+	static const unsigned int nrs[] = { 0x15, 0x20, 0x7f, 0x82, 0xbf, 0xc0, 0xff };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
@@ -449,6 +450,8 @@ TEST_F(va_space, passed_fd_eperm)
  * @data:	LAUNCH: its data buffer
  * @states:	RESIDENCY: the output array
  * @managed:	the managed page the command works on, or NULL
+ * @reservation: a 2 MiB VMM reservation the command works on, or NULL
+ * @counters:	GET_COUNTERS: the output array
  */
 struct ioctl_args {
 	uint8_t buf[512];
@@ -456,6 +459,7 @@ struct ioctl_args {
 	uint64_t data[8];
 	struct uvm_test_page_state states[1];
 	void *managed;
+	void *reservation;
 	uint64_t counters[UVM_COUNTER_COUNT];
 };
 
@@ -469,6 +473,7 @@ FIXTURE_VARIANT(ioctl) {
 	bool test_ioctl;		/* needs UVM_CAP_TEST_IOCTLS */
 	void (*fill)(struct uvm_dev *dev, struct ioctl_args *a);
 	unsigned int zero_fields[4];	/* offsets of must-be-zero u32s, 0 ends */
+	bool needs_gpu;			/* skip without a GPU */
 };
 
 static void fill_version(struct uvm_dev *dev, struct ioctl_args *a)
@@ -519,6 +524,81 @@ static void fill_residency(struct uvm_dev *dev, struct ioctl_args *a)
 	r->states_ptr = (uintptr_t)a->states;
 }
 
+/* VMM (API 1.3): a 2 MiB allocation of GPU 0, exportable; 0 on failure. */
+static uint64_t vmm_create(struct uvm_dev *dev)
+{
+	struct uvm_ioc_mem_create c = { .size = UVM_MEM_GRANULARITY,
+					.location = UVM_LOC_GPU(0),
+					.handle_types = UVM_MEM_HANDLE_FD };
+
+	return uvm_ioctl(dev->fd, UVM_IOC_MEM_CREATE, &c) ? 0 : c.handle;
+}
+
+/* A reservation with the allocation mapped in it, in @a; NULL on failure. */
+static void *vmm_mapped(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	struct uvm_ioc_mem_map m = { .size = UVM_MEM_GRANULARITY,
+				     .handle = vmm_create(dev) };
+
+	a->reservation = uvm_map_skewed(UVM_MEM_GRANULARITY, 0, PROT_READ | PROT_WRITE,
+					MAP_SHARED, dev->fd, UVM_MMAP_RESERVE);
+	if (a->reservation == MAP_FAILED) {
+		a->reservation = NULL;
+		return NULL;
+	}
+	m.address = (uintptr_t)a->reservation;
+	return uvm_ioctl(dev->fd, UVM_IOC_MEM_MAP, &m) ? NULL : a->reservation;
+}
+
+static void fill_mem_create(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	struct uvm_ioc_mem_create *c = (void *)a->buf;
+
+	(void)dev;
+	c->size = UVM_MEM_GRANULARITY;
+	c->location = UVM_LOC_GPU(0);
+}
+
+static void fill_mem_props(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	((struct uvm_ioc_mem_props *)a->buf)->handle = vmm_create(dev);
+}
+
+static void fill_mem_export(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	struct uvm_ioc_mem_export *e = (void *)a->buf;
+
+	e->handle = vmm_create(dev);
+	e->handle_type = UVM_MEM_HANDLE_FD;
+}
+
+static void fill_mem_import(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	struct uvm_ioc_mem_export e = { .handle = vmm_create(dev),
+					.handle_type = UVM_MEM_HANDLE_FD };
+
+	((struct uvm_ioc_mem_import *)a->buf)->fd =
+		uvm_ioctl(dev->fd, UVM_IOC_MEM_EXPORT, &e) ? -1 : e.fd;
+}
+
+static void fill_mem_set_access(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	struct uvm_ioc_mem_set_access *s = (void *)a->buf;
+	struct uvm_mem_access *d = (void *)a->data;
+
+	s->address = (uintptr_t)vmm_mapped(dev, a);
+	s->size = UVM_MEM_GRANULARITY;
+	*d = (struct uvm_mem_access){ .location = UVM_LOC_GPU(0),
+				      .prot = UVM_MEM_PROT_READ_WRITE };
+	s->descs_ptr = (uintptr_t)d;
+	s->count = 1;
+}
+
+static void fill_mem_query(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	((struct uvm_ioc_mem_query *)a->buf)->address = (uintptr_t)vmm_mapped(dev, a);
+}
+
 FIXTURE_VARIANT_ADD(ioctl, get_version) {
 	.cmd = UVM_IOC_GET_VERSION,
 	.fill = fill_version,
@@ -552,11 +632,55 @@ FIXTURE_VARIANT_ADD(ioctl, residency) {
 	.zero_fields = { 28 },
 };
 
+FIXTURE_VARIANT_ADD(ioctl, mem_create) {
+	.cmd = UVM_IOC_MEM_CREATE,
+	.fill = fill_mem_create,
+	.zero_fields = { 20, 32, 44 },		/* flags, reserved[0], reserved[1] high */
+	.needs_gpu = true,
+};
+
+FIXTURE_VARIANT_ADD(ioctl, mem_props) {
+	.cmd = UVM_IOC_MEM_PROPS,
+	.fill = fill_mem_props,
+	.zero_fields = { 28, 40, 52 },		/* flags, reserved[0], reserved[1] high */
+	.needs_gpu = true,
+};
+
+FIXTURE_VARIANT_ADD(ioctl, mem_export) {
+	.cmd = UVM_IOC_MEM_EXPORT,
+	.fill = fill_mem_export,
+	.zero_fields = { 12, 20, 24 },		/* flags, pad, reserved[0] */
+	.needs_gpu = true,
+};
+
+FIXTURE_VARIANT_ADD(ioctl, mem_import) {
+	.cmd = UVM_IOC_MEM_IMPORT,
+	.fill = fill_mem_import,
+	.zero_fields = { 4, 16, 28 },		/* flags, reserved[0], reserved[1] high */
+	.needs_gpu = true,
+};
+
+FIXTURE_VARIANT_ADD(ioctl, mem_set_access) {
+	.cmd = UVM_IOC_MEM_SET_ACCESS,
+	.fill = fill_mem_set_access,
+	.zero_fields = { 28, 36, 40 },		/* flags, pad, reserved[0] */
+	.needs_gpu = true,
+};
+
+FIXTURE_VARIANT_ADD(ioctl, mem_query) {
+	.cmd = UVM_IOC_MEM_QUERY,
+	.fill = fill_mem_query,
+	/* pad, pad2, reserved[0]; flags has UVM_MEM_QUERY_RETAIN (vmm.c) */
+	.zero_fields = { 12, 84, 120 },
+	.needs_gpu = true,
+};
+
 FIXTURE_SETUP(ioctl)
 {
 	uvm_dev_setup(&self->dev, variant->test_ioctl ? UVM_NEED_TEST_IOCTLS : 0,
 		      variant->test_ioctl ? 1 : 0);
-	if (!variant->test_ioctl && variant->fill == fill_gpu_info && !self->dev.num_gpus)
+	if (!variant->test_ioctl && (variant->fill == fill_gpu_info || variant->needs_gpu) &&
+	    !self->dev.num_gpus)
 		UVM_SKIP("no GPU");
 	variant->fill(&self->dev, &self->a);
 	ASSERT_NE(MAP_FAILED, self->a.managed);
@@ -566,6 +690,8 @@ FIXTURE_TEARDOWN(ioctl)
 {
 	if (self->a.managed && self->a.managed != MAP_FAILED)
 		munmap(self->a.managed, self->dev.page_size);
+	if (self->a.reservation)
+		munmap(self->a.reservation, UVM_MEM_GRANULARITY);
 	uvm_dev_teardown(&self->dev);
 }
 

@@ -490,7 +490,7 @@ struct uvm_ioc_memset {
  * take; munmap() of the whole reservation frees it with whatever is still
  * mapped there.  Partial munmap() and mremap() are refused (-EINVAL).  The
  * CPU can load and store only where a host-located allocation is mapped with
- * host access; any other touch is SIGBUS.
+ * host access; any other touch is SIGSEGV.
  *
  * Allocations are named by handles local to the VA space (the open file);
  * UVM_IOC_MEM_EXPORT turns one into a file descriptor that another process
@@ -708,7 +708,8 @@ struct uvm_mem_access {
  * returns.  Validated whole first: an error changes nothing.
  *
  * Return: 0; -EINVAL for bad alignment, flags, prot, location, or a range
- * not wholly mapped; -ENODEV for a bad GPU; -EFAULT.
+ * not wholly mapped; -ENODEV for a bad GPU; -EOPNOTSUPP for the CPU on
+ * GPU-located memory; -EFAULT.
  */
 struct uvm_ioc_mem_set_access {
 	__u64 address;
@@ -745,6 +746,7 @@ struct uvm_ioc_mem_set_access {
  *		page at @address
  * @write_mask:	(out) processors that may write it
  * @alloc_id:	(out) id of the allocation (see struct uvm_ioc_mem_props)
+ * @reservation_mappings: (out) mappings in the reservation
  * @reserved:	must be zero
  *
  * Return: 0; -ENOENT when @address is in no reservation, or (with RETAIN)
@@ -767,7 +769,8 @@ struct uvm_ioc_mem_query {
 	__u64 read_mask;
 	__u64 write_mask;
 	__u64 alloc_id;
-	__u64 reserved[2];
+	__u64 reservation_mappings;
+	__u64 reserved[1];
 };
 
 #define UVM_IOC_GET_VERSION	_IOWR(UVM_IOC_MAGIC, 0x00, struct uvm_ioc_version)
