@@ -28,21 +28,36 @@
 
 #include "uvm_access_counters.h"
 #include "uvm_gpu.h"
+#include "uvm_param.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
 #define UVM_ACCESS_THRESHOLD_DEFAULT	256
+#define UVM_ACCESS_THRESHOLD_MAX	65536
 #define UVM_ACCESS_FETCH		32
 
+static void uvm_access_counters_apply(void);
+
 static bool access_counters_on;
-static unsigned int access_counter_threshold = UVM_ACCESS_THRESHOLD_DEFAULT;
+static struct uvm_param_uint access_counter_threshold = {
+	.val = UVM_ACCESS_THRESHOLD_DEFAULT,
+	.min = 1,
+	.max = UVM_ACCESS_THRESHOLD_MAX,
+	.changed = uvm_access_counters_apply,
+};
+
+/* The threshold GPUs get now: 0 (off) or access_counter_threshold. */
+static u32 uvm_access_counters_threshold(void)
+{
+	return READ_ONCE(access_counters_on) ?
+	       uvm_param_get(&access_counter_threshold) : 0;
+}
 
 /* Push the current setting into every GPU. */
 static void uvm_access_counters_apply(void)
 {
-	u32 threshold = READ_ONCE(access_counters_on) ?
-			max(READ_ONCE(access_counter_threshold), 1U) : 0;
+	u32 threshold = uvm_access_counters_threshold();
 	u32 i;
 
 	for (i = 0; i < uvm_gpu_count; i++)
@@ -52,37 +67,27 @@ static void uvm_access_counters_apply(void)
 
 static int uvm_access_param_set(const char *val, const struct kernel_param *kp)
 {
-	int ret;
+	int ret = param_set_bool(val, kp);
 
-	if (kp->arg == &access_counters_on)
-		ret = param_set_bool(val, kp);
-	else
-		ret = param_set_uint(val, kp);
 	if (!ret)
 		uvm_access_counters_apply();
 	return ret;
 }
 
-static int uvm_access_param_get(char *buf, const struct kernel_param *kp)
-{
-	if (kp->arg == &access_counters_on)
-		return param_get_bool(buf, kp);
-	return param_get_uint(buf, kp);
-}
-
 static const struct kernel_param_ops uvm_access_param_ops = {
 	.set = uvm_access_param_set,
-	.get = uvm_access_param_get,
+	.get = param_get_bool,
 };
 
 module_param_cb(access_counters, &uvm_access_param_ops, &access_counters_on, 0644);
 MODULE_PARM_DESC(access_counters,
 		 "Migrate memory a GPU accesses remotely often to that GPU (default N)");
-module_param_cb(access_counter_threshold, &uvm_access_param_ops,
+module_param_cb(access_counter_threshold, &uvm_param_uint_ops,
 		&access_counter_threshold, 0644);
 MODULE_PARM_DESC(access_counter_threshold,
 		 "Remote accesses to a 2 MiB region per migration decision (default "
-		 __stringify(UVM_ACCESS_THRESHOLD_DEFAULT) ")");
+		 __stringify(UVM_ACCESS_THRESHOLD_DEFAULT) ", 1.."
+		 __stringify(UVM_ACCESS_THRESHOLD_MAX) ")");
 
 /**
  * uvm_access_counters_region() - migrate one notified region
@@ -152,8 +157,7 @@ int uvm_access_counters_gpu_init(struct uvm_gpu *gpu)
 {
 	INIT_WORK(&gpu->access_work, uvm_access_counters_work);
 	if (gpu->ops->access_counters_set)
-		gpu->ops->access_counters_set(gpu, READ_ONCE(access_counters_on) ?
-					      max(access_counter_threshold, 1U) : 0);
+		gpu->ops->access_counters_set(gpu, uvm_access_counters_threshold());
 	return 0;
 }
 

@@ -15,6 +15,11 @@
 #include <linux/mm.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#ifdef UVM_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 
 /*
  * Pageable memory migrates to device-private vidmem only where the kernel

@@ -70,6 +70,7 @@
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
+#include "uvm_param.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -95,8 +96,12 @@ MODULE_PARM_DESC(fault_batch_size,
 		 __stringify(UVM_FAULT_BATCH_MIN) ".."
 		 __stringify(UVM_FAULT_BATCH_MAX) ")");
 
-static unsigned int fault_replay_policy = UVM_REPLAY_BATCH_FLUSH;
-module_param(fault_replay_policy, uint, 0644);
+static struct uvm_param_uint fault_replay_policy = {
+	.val = UVM_REPLAY_BATCH_FLUSH,
+	.min = UVM_REPLAY_BLOCK,
+	.max = UVM_REPLAY_ONCE,
+};
+module_param_cb(fault_replay_policy, &uvm_param_uint_ops, &fault_replay_policy, 0644);
 MODULE_PARM_DESC(fault_replay_policy,
 		 "When stalled accesses retry: 1 per block, 2 per batch, 3 per batch after a buffer flush (default, as the real driver), 4 when the buffer is empty");
 
@@ -215,12 +220,6 @@ struct uvm_fault_service {
  */
 int uvm_fault_params_check(void)
 {
-	if (fault_replay_policy < UVM_REPLAY_BLOCK ||
-	    fault_replay_policy > UVM_REPLAY_ONCE) {
-		pr_err("fault_replay_policy=%u is outside %u..%u\n", fault_replay_policy,
-		       UVM_REPLAY_BLOCK, UVM_REPLAY_ONCE);
-		return -EINVAL;
-	}
 	if (fault_batch_size < UVM_FAULT_BATCH_MIN ||
 	    fault_batch_size > UVM_FAULT_BATCH_MAX) {
 		pr_err("fault_batch_size=%u is outside %u..%u\n", fault_batch_size,
@@ -383,7 +382,7 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 			if (e[next].va >> UVM_VA_BLOCK_SHIFT != block)
 				break;
 		uvm_fault_service_block(w, va_space, i, next);
-		if (READ_ONCE(fault_replay_policy) == UVM_REPLAY_BLOCK) {
+		if (uvm_param_get(&fault_replay_policy) == UVM_REPLAY_BLOCK) {
 			gpu->ops->fault_replay(gpu);
 			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
 		}
@@ -655,7 +654,7 @@ static void uvm_fault_service_work(struct work_struct *work)
 	u64 t0, t1, t2, t3;
 
 	for (batch = 0; batch < UVM_FAULT_MAX_BATCHES_PER_PASS; batch++) {
-		policy = READ_ONCE(fault_replay_policy);
+		policy = uvm_param_get(&fault_replay_policy);
 		overflow = false;
 		t0 = ktime_get_ns();
 		fetched = gpu->ops->fault_fetch(gpu, svc->entries,

@@ -63,6 +63,10 @@
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
+/* VERSION (see kernel/Kbuild) and the uapi's API version are one number. */
+static_assert(UVM_VERSION_MAJOR == UVM_API_VERSION_MAJOR &&
+	      UVM_VERSION_MINOR == UVM_API_VERSION_MINOR);
+
 static_assert(sizeof(struct uvm_ioc_version) == 56);
 static_assert(sizeof(struct uvm_ioc_gpu_info) == 152);
 static_assert(sizeof(struct uvm_ioc_get_counters) == 16);
@@ -317,10 +321,6 @@ static int __init uvm_params_check(void)
 
 	ret = uvm_fault_params_check();
 	if (!ret)
-		ret = uvm_prefetch_params_check();
-	if (!ret)
-		ret = uvm_thrash_params_check();
-	if (!ret)
 		ret = uvm_ioctl_table_check(uvm_ioctls, ARRAY_SIZE(uvm_ioctls), 0);
 	if (!ret)
 		ret = uvm_test_ioctl_check();
@@ -418,4 +418,4 @@ module_init(uvm_init);
 module_exit(uvm_exit);
 MODULE_LICENSE("Dual MIT/GPL");
 MODULE_DESCRIPTION("Open Unified Virtual Memory driver with simulated GPUs");
-MODULE_VERSION(__stringify(UVM_API_VERSION_MAJOR) "." __stringify(UVM_API_VERSION_MINOR));
+MODULE_VERSION(UVM_VERSION);

@@ -27,14 +27,21 @@
 
 #include "uvm_compat.h"
 #include "uvm_page_pool.h"
+#include "uvm_param.h"
 
 #define UVM_PAGE_POOL_MB_DEFAULT	64
+#define UVM_PAGE_POOL_MB_MAX		65536
 
-static unsigned int page_pool_mb = UVM_PAGE_POOL_MB_DEFAULT;
-module_param(page_pool_mb, uint, 0644);
+static struct uvm_param_uint page_pool_mb = {
+	.val = UVM_PAGE_POOL_MB_DEFAULT,
+	.min = 0,
+	.max = UVM_PAGE_POOL_MB_MAX,
+};
+module_param_cb(page_pool_mb, &uvm_param_uint_ops, &page_pool_mb, 0644);
 MODULE_PARM_DESC(page_pool_mb,
 		 "CPU pages per VA space kept for reuse by migrations to the CPU, MiB (default "
-		 __stringify(UVM_PAGE_POOL_MB_DEFAULT) ", 0: off)");
+		 __stringify(UVM_PAGE_POOL_MB_DEFAULT) ", 0: off, at most "
+		 __stringify(UVM_PAGE_POOL_MB_MAX) ")");
 
 static LIST_HEAD(uvm_page_pools);
 static DEFINE_SPINLOCK(uvm_page_pools_lock);	/* the list of pools */
@@ -80,7 +87,7 @@ struct page *uvm_page_pool_get(struct uvm_page_pool *pool, int nid)
  */
 void uvm_page_pool_put(struct uvm_page_pool *pool, struct page *page)
 {
-	unsigned long cap = (unsigned long)READ_ONCE(page_pool_mb) << (20 - PAGE_SHIFT);
+	unsigned long cap = (unsigned long)uvm_param_get(&page_pool_mb) << (20 - PAGE_SHIFT);
 	bool kept = false;
 
 	spin_lock(&pool->lock);

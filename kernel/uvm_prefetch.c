@@ -24,6 +24,7 @@
 #include <linux/bitops.h>
 #include <linux/moduleparam.h>
 
+#include "uvm_param.h"
 #include "uvm_prefetch.h"
 
 #define UVM_PREFETCH_THRESHOLD_DEFAULT	51
@@ -34,8 +35,12 @@ static bool prefetch_on = true;
 module_param_named(prefetch, prefetch_on, bool, 0644);
 MODULE_PARM_DESC(prefetch, "Prefetch around GPU and CPU faults by page density (default Y)");
 
-static unsigned int prefetch_threshold = UVM_PREFETCH_THRESHOLD_DEFAULT;
-module_param(prefetch_threshold, uint, 0644);
+static struct uvm_param_uint prefetch_threshold = {
+	.val = UVM_PREFETCH_THRESHOLD_DEFAULT,
+	.min = UVM_PREFETCH_THRESHOLD_MIN,
+	.max = UVM_PREFETCH_THRESHOLD_MAX,
+};
+module_param_cb(prefetch_threshold, &uvm_param_uint_ops, &prefetch_threshold, 0644);
 MODULE_PARM_DESC(prefetch_threshold,
 		 "Percent of a region resident or faulted above which it is prefetched whole (default "
 		 __stringify(UVM_PREFETCH_THRESHOLD_DEFAULT) ", "
@@ -50,23 +55,6 @@ MODULE_PARM_DESC(prefetch_threshold,
 bool uvm_prefetch_enabled(void)
 {
 	return READ_ONCE(prefetch_on);
-}
-
-/**
- * uvm_prefetch_params_check() - validate the parameters at load
- *
- * Return: 0 or -EINVAL.
- */
-int uvm_prefetch_params_check(void)
-{
-	if (prefetch_threshold < UVM_PREFETCH_THRESHOLD_MIN ||
-	    prefetch_threshold > UVM_PREFETCH_THRESHOLD_MAX) {
-		pr_err("uvm: prefetch_threshold=%u is outside %u..%u\n",
-		       prefetch_threshold, UVM_PREFETCH_THRESHOLD_MIN,
-		       UVM_PREFETCH_THRESHOLD_MAX);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /**
@@ -97,7 +85,7 @@ void uvm_prefetch_region(const struct uvm_page_mask *resident,
 			 const struct uvm_page_mask *allowed,
 			 struct uvm_page_mask *out)
 {
-	u32 threshold = READ_ONCE(prefetch_threshold);
+	u32 threshold = uvm_param_get(&prefetch_threshold);
 	struct uvm_page_mask occupied;
 	unsigned int page;
 	u32 size, start, best_start, best_size;

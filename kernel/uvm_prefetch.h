@@ -10,7 +10,6 @@
 #include "uvm_page_mask.h"
 
 bool uvm_prefetch_enabled(void);
-int uvm_prefetch_params_check(void);
 void uvm_prefetch_region(const struct uvm_page_mask *resident,
 			 const struct uvm_page_mask *faulted,
 			 const struct uvm_page_mask *allowed,

@@ -42,14 +42,21 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "uvm_param.h"
 #include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_space.h"
 
 #define UVM_THRASH_UNIT_SHIFT		14	/* ~16.4 us */
 #define UVM_THRASH_LAPSE_US_DEFAULT	2000
+#define UVM_THRASH_LAPSE_US_MIN		1
+#define UVM_THRASH_LAPSE_US_MAX		(60 * USEC_PER_SEC)
 #define UVM_THRASH_THRESHOLD_DEFAULT	3
+#define UVM_THRASH_THRESHOLD_MIN	2
+#define UVM_THRASH_THRESHOLD_MAX	U8_MAX
 #define UVM_THRASH_PIN_MS_DEFAULT	300
+#define UVM_THRASH_PIN_MS_MIN		1
+#define UVM_THRASH_PIN_MS_MAX		(3600 * MSEC_PER_SEC)
 #define UVM_THRASH_NAP_US_DEFAULT	1000
 #define UVM_THRASH_NAP_US_MAX		(100 * USEC_PER_MSEC)
 
@@ -57,34 +64,50 @@ static bool thrashing_on = true;
 module_param_named(thrashing, thrashing_on, bool, 0644);
 MODULE_PARM_DESC(thrashing, "Detect pages that thrash and pin them to host memory (default Y)");
 
-static unsigned int thrashing_lapse_us = UVM_THRASH_LAPSE_US_DEFAULT;
-module_param(thrashing_lapse_us, uint, 0644);
+static struct uvm_param_uint thrashing_lapse_us = {
+	.val = UVM_THRASH_LAPSE_US_DEFAULT,
+	.min = UVM_THRASH_LAPSE_US_MIN,
+	.max = UVM_THRASH_LAPSE_US_MAX,
+};
+module_param_cb(thrashing_lapse_us, &uvm_param_uint_ops, &thrashing_lapse_us, 0644);
 MODULE_PARM_DESC(thrashing_lapse_us,
 		 "Migrations closer than this count towards thrashing (default "
-		 __stringify(UVM_THRASH_LAPSE_US_DEFAULT) " us)");
+		 __stringify(UVM_THRASH_LAPSE_US_DEFAULT) " us, 1..60000000)");
 
-static unsigned int thrashing_threshold = UVM_THRASH_THRESHOLD_DEFAULT;
-module_param(thrashing_threshold, uint, 0644);
+static struct uvm_param_uint thrashing_threshold = {
+	.val = UVM_THRASH_THRESHOLD_DEFAULT,
+	.min = UVM_THRASH_THRESHOLD_MIN,
+	.max = UVM_THRASH_THRESHOLD_MAX,
+};
+module_param_cb(thrashing_threshold, &uvm_param_uint_ops, &thrashing_threshold, 0644);
 MODULE_PARM_DESC(thrashing_threshold,
 		 "Close migrations after which a page is thrashing (default "
 		 __stringify(UVM_THRASH_THRESHOLD_DEFAULT) ", 2..255)");
 
-static unsigned int thrashing_pin_ms = UVM_THRASH_PIN_MS_DEFAULT;
-module_param(thrashing_pin_ms, uint, 0644);
+static struct uvm_param_uint thrashing_pin_ms = {
+	.val = UVM_THRASH_PIN_MS_DEFAULT,
+	.min = UVM_THRASH_PIN_MS_MIN,
+	.max = UVM_THRASH_PIN_MS_MAX,
+};
+module_param_cb(thrashing_pin_ms, &uvm_param_uint_ops, &thrashing_pin_ms, 0644);
 MODULE_PARM_DESC(thrashing_pin_ms,
 		 "How long a thrashing page stays pinned to host memory, or throttled (default "
-		 __stringify(UVM_THRASH_PIN_MS_DEFAULT) " ms)");
+		 __stringify(UVM_THRASH_PIN_MS_DEFAULT) " ms, 1..3600000)");
 
 static bool thrashing_pin = true;
 module_param(thrashing_pin, bool, 0644);
 MODULE_PARM_DESC(thrashing_pin,
 		 "Mitigate thrashing by pinning pages to host memory (Y, default) or by throttling the faulting processors (N)");
 
-static unsigned int thrashing_nap_us = UVM_THRASH_NAP_US_DEFAULT;
-module_param(thrashing_nap_us, uint, 0644);
+static struct uvm_param_uint thrashing_nap_us = {
+	.val = UVM_THRASH_NAP_US_DEFAULT,
+	.min = 0,
+	.max = UVM_THRASH_NAP_US_MAX,
+};
+module_param_cb(thrashing_nap_us, &uvm_param_uint_ops, &thrashing_nap_us, 0644);
 MODULE_PARM_DESC(thrashing_nap_us,
 		 "Throttling: CPU faults on a thrashing page sleep, GPU faults on it are served at most once, per this long (default "
-		 __stringify(UVM_THRASH_NAP_US_DEFAULT) " us, at most 100000)");
+		 __stringify(UVM_THRASH_NAP_US_DEFAULT) " us, 0..100000)");
 
 static inline u32 uvm_thrash_now(void)
 {
@@ -97,26 +120,6 @@ static inline u32 uvm_thrash_units(u64 ns)
 }
 
 /**
- * uvm_thrash_params_check() - validate the parameters at load
- *
- * Return: 0 or -EINVAL.
- */
-int uvm_thrash_params_check(void)
-{
-	if (thrashing_threshold < 2 || thrashing_threshold > U8_MAX) {
-		pr_err("uvm: thrashing_threshold=%u is outside 2..255\n",
-		       thrashing_threshold);
-		return -EINVAL;
-	}
-	if (thrashing_nap_us > UVM_THRASH_NAP_US_MAX) {
-		pr_err("uvm: thrashing_nap_us=%u is above %lu\n", thrashing_nap_us,
-		       UVM_THRASH_NAP_US_MAX);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/**
  * uvm_thrash_note() - pages just migrated because of an access
  * @block:	the block; its lock held
  * @moved:	pages that moved from one processor to another
@@ -124,9 +127,9 @@ int uvm_thrash_params_check(void)
 void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *moved)
 {
 	u32 now = uvm_thrash_now();
-	u32 lapse = uvm_thrash_units((u64)READ_ONCE(thrashing_lapse_us) * NSEC_PER_USEC);
-	u64 pin = (u64)READ_ONCE(thrashing_pin_ms) * NSEC_PER_MSEC;
-	u32 threshold = READ_ONCE(thrashing_threshold);
+	u32 lapse = uvm_thrash_units((u64)uvm_param_get(&thrashing_lapse_us) * NSEC_PER_USEC);
+	u64 pin = (u64)uvm_param_get(&thrashing_pin_ms) * NSEC_PER_MSEC;
+	u32 threshold = uvm_param_get(&thrashing_threshold);
 	struct uvm_thrash *t = block->thrash;
 	unsigned int page;
 	u32 detected = 0;
@@ -239,7 +242,7 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
 			     const struct uvm_page_mask *mask,
 			     struct uvm_page_mask *held)
 {
-	u64 nap = (u64)READ_ONCE(thrashing_nap_us) * NSEC_PER_USEC;
+	u64 nap = (u64)uvm_param_get(&thrashing_nap_us) * NSEC_PER_USEC;
 	struct uvm_page_mask hot;
 	struct uvm_thrash *t;
 	unsigned int page;
@@ -277,7 +280,7 @@ bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page)
 	const struct uvm_thrash *t = block->thrash;
 
 	/* Every CPU fault asks: answer without building masks. */
-	if (!t || !t->hot || !READ_ONCE(thrashing_on) || !READ_ONCE(thrashing_nap_us) ||
+	if (!t || !t->hot || !READ_ONCE(thrashing_on) || !uvm_param_get(&thrashing_nap_us) ||
 	    uvm_thrash_pins(pref) || t->hot->until[page] <= ktime_get_ns())
 		return false;
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED, 1);
@@ -291,7 +294,7 @@ bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page)
  */
 void uvm_thrash_nap(void)
 {
-	unsigned long us = min_t(unsigned long, READ_ONCE(thrashing_nap_us),
+	unsigned long us = min_t(unsigned long, uvm_param_get(&thrashing_nap_us),
 				 UVM_THRASH_NAP_US_MAX);
 
 	if (us)

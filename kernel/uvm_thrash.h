@@ -36,7 +36,6 @@ struct uvm_thrash {
 };
 
 void uvm_thrash_free(struct uvm_thrash *t);
-int uvm_thrash_params_check(void);
 void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *moved);
 bool uvm_thrash_hot(struct uvm_va_block *block, const struct uvm_page_mask *mask,
 		    struct uvm_page_mask *out);

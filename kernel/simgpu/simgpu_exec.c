@@ -64,8 +64,8 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
-#include <asm/unaligned.h>
 
+#include "uvm_compat.h"	/* get_unaligned() */
 #include "simgpu_internal.h"
 
 /* A warp runs at most this long before requeueing itself. */
