@@ -38,6 +38,7 @@
 #include "uvm_ce.h"
 #include "uvm_copy.h"
 #include "uvm_gpu.h"
+#include "uvm_pin.h"
 #include "uvm_queue.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
@@ -103,7 +104,7 @@ static void uvm_copy_side_unpin(struct uvm_copy_side *side, bool written)
 {
 	if (!side->pages)
 		return;
-	unpin_user_pages_dirty_lock(side->pages, side->npages, written);
+	uvm_unpin_user_pages_dirty_lock(side->pages, side->npages, written);
 	kvfree(side->pages);
 	side->pages = NULL;
 }
@@ -421,12 +422,12 @@ static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
 				     GFP_KERNEL_ACCOUNT);
 	if (!side->pages)
 		return -ENOMEM;
-	pinned = pin_user_pages_fast(side->first, side->npages, write ? FOLL_WRITE : 0,
+	pinned = uvm_pin_user_pages_fast(side->first, side->npages, write ? FOLL_WRITE : 0,
 				     side->pages);
 	if (pinned == side->npages)
 		return 0;
 	if (pinned > 0)
-		unpin_user_pages(side->pages, pinned);
+		uvm_unpin_user_pages(side->pages, pinned);
 	kvfree(side->pages);
 	side->pages = NULL;
 	return -EFAULT;

@@ -35,6 +35,7 @@
 #include <linux/slab.h>
 
 #include "uvm_gpu.h"
+#include "uvm_pin.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
@@ -80,7 +81,7 @@ void uvm_host_range_free(struct uvm_va_space *va_space,
 				gpu->ops->sysmem_unmap(gpu, host->dma[i][p]);
 		kvfree(host->dma[i]);
 	}
-	unpin_user_pages(host->pages, host->npages);
+	uvm_unpin_user_pages(host->pages, host->npages);
 	kvfree(host->pages);
 }
 
@@ -203,7 +204,7 @@ static int uvm_host_range_pin(struct uvm_va_range_host *host)
 			}
 			nr = len >> PAGE_SHIFT;
 		}
-		pinned = pin_user_pages_fast(addr, nr,
+		pinned = uvm_pin_user_pages_fast(addr, nr,
 					     FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
 					     host->pages + done);
 		if (pinned <= 0) {
@@ -216,7 +217,7 @@ static int uvm_host_range_pin(struct uvm_va_range_host *host)
 	return 0;
 
 err:
-	unpin_user_pages(host->pages, done);
+	uvm_unpin_user_pages(host->pages, done);
 	return (int)pinned;
 }
 
@@ -281,7 +282,7 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 	return 0;
 
 err_unpin:
-	unpin_user_pages(host->pages, host->npages);
+	uvm_unpin_user_pages(host->pages, host->npages);
 err_free_pages:
 	kvfree(host->pages);
 err_free_range:

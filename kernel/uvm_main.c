@@ -55,6 +55,7 @@
 #include "uvm_mem.h"
 #include "uvm_migrate.h"
 #include "uvm_page_pool.h"
+#include "uvm_pin.h"
 #include "uvm_prefetch.h"
 #include "uvm_queue.h"
 #include "uvm_thrash.h"
@@ -303,11 +304,28 @@ static const struct file_operations uvm_fops = {
 	.llseek = noop_llseek,
 };
 
+atomic_long_t uvm_pinned_pages = ATOMIC_LONG_INIT(0);
+
+/* /sys/class/misc/uvm/pinned_pages: user pages the driver holds pinned now */
+static ssize_t pinned_pages_show(struct device *dev, struct device_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&uvm_pinned_pages));
+}
+static DEVICE_ATTR_RO(pinned_pages);
+
+static struct attribute *uvm_misc_attrs[] = {
+	&dev_attr_pinned_pages.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(uvm_misc);
+
 static struct miscdevice uvm_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = UVM_DEVICE_NAME,
 	.fops = &uvm_fops,
 	.mode = 0666,
+	.groups = uvm_misc_groups,
 };
 
 /**
