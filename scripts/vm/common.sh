@@ -21,44 +21,98 @@ UVM_HEADERS_ROOT=${UVM_HEADERS_ROOT:-/usr/src}
 uvm_log() { printf 'uvm: %s\n' "$*" >&2; }
 uvm_die() { printf 'uvm: error: %s\n' "$*" >&2; exit 1; }
 
-# uvm_distro_kver - newest kernel version with both /boot/vmlinuz-V and
-# /usr/src/linux-headers-V (UVM_DISTRO_KVER overrides).
+# The guest kernels. A "distro" kernel is a Debian image from /boot with its
+# headers from /usr/src; a "debug" kernel is built by scripts/vm/debug-kernel
+# from a Debian linux-source package. Each name maps to a kernel line.
+UVM_KERNELS=(distro debug distro612 debug612)
+
+# uvm_kernel_series KERNEL - the kernel line (6.1, 6.12) of a guest kernel.
+uvm_kernel_series() {
+	case $1 in
+	distro|debug) echo 6.1 ;;
+	distro612|debug612) echo 6.12 ;;
+	*) uvm_die "unknown kernel '$1' (${UVM_KERNELS[*]})" ;;
+	esac
+}
+
+# uvm_is_debug KERNEL - true for a kernel built by scripts/vm/debug-kernel.
+uvm_is_debug() { [[ $1 == debug* ]]; }
+
+# uvm_distro_kver [KERNEL] - newest release of KERNEL's line (default:
+# distro, 6.1) with both /boot/vmlinuz-V and /usr/src/linux-headers-V.
+# UVM_DISTRO_KVER (6.1) and UVM_DISTRO612_KVER (6.12) override.
 uvm_distro_kver() {
-	if [[ -n ${UVM_DISTRO_KVER:-} ]]; then
-		echo "$UVM_DISTRO_KVER"
+	local kernel=${1:-distro} series override
+	series=$(uvm_kernel_series "$kernel")
+	case $kernel in
+	distro) override=${UVM_DISTRO_KVER:-} ;;
+	*) override=${UVM_DISTRO612_KVER:-} ;;
+	esac
+	if [[ -n $override ]]; then
+		echo "$override"
 		return
 	fi
 	local v best=""
 	while read -r v; do
+		[[ $v == "$series".* ]] || continue
 		[[ -d $UVM_HEADERS_ROOT/linux-headers-$v ]] && best=$v
 	done < <(find "$UVM_BOOT_DIR" -maxdepth 1 -name 'vmlinuz-*' -printf '%f\n' |
 		 sed 's/^vmlinuz-//' | sort -V)
-	[[ -n $best ]] || uvm_die "no kernel in $UVM_BOOT_DIR with matching headers in $UVM_HEADERS_ROOT (run: ./scripts/uvm deps)"
+	[[ -n $best ]] || uvm_die "no $series kernel in $UVM_BOOT_DIR with matching headers in $UVM_HEADERS_ROOT (run: ./scripts/uvm deps)"
 	echo "$best"
 }
 
-# uvm_distro_kdir - kbuild directory of the distro kernel.
-uvm_distro_kdir() { echo "$UVM_HEADERS_ROOT/linux-headers-$(uvm_distro_kver)"; }
+# uvm_distro_kdir [KERNEL] - kbuild directory of a distro kernel.
+uvm_distro_kdir() { echo "$UVM_HEADERS_ROOT/linux-headers-$(uvm_distro_kver "${1:-distro}")"; }
 
-# uvm_debug_key - cache key of the debug kernel: hash of the config fragment,
-# the base config recipe, the kernel builder script, the source package
-# version and the compiler. Prints "<pkgversion>-<hash12>".
+# uvm_source_pkg KERNEL - the Debian linux-source package of KERNEL's line.
+uvm_source_pkg() { echo "linux-source-$(uvm_kernel_series "$1")"; }
+
+# uvm_debug_fragments KERNEL - the config fragments of a debug kernel, in
+# the order they are merged: the shared one, then the line's own if any.
+uvm_debug_fragments() {
+	local series
+	series=$(uvm_kernel_series "$1")
+	echo "$UVM_SRC/scripts/debug-kernel.config"
+	[[ ! -f $UVM_SRC/scripts/debug-kernel-$series.config ]] ||
+		echo "$UVM_SRC/scripts/debug-kernel-$series.config"
+}
+
+# uvm_debug_key [KERNEL] - cache key of a debug kernel (default debug): hash
+# of the config fragments, the base config recipe, the kernel builder script,
+# the source package version and the compiler. Prints "<pkgversion>-<hash12>".
 uvm_debug_key() {
-	local pkgver gccver
-	pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-		uvm_die "linux-source-6.1 is not installed (run: ./scripts/uvm deps)"
+	local kernel=${1:-debug} pkg pkgver gccver frags
+	pkg=$(uvm_source_pkg "$kernel")
+	pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+		uvm_die "$pkg is not installed (run: ./scripts/uvm deps)"
+	pkgver=${pkgver//[~:+]/_}	# a plain path component for kbuild
 	gccver=$(gcc -dumpfullversion 2>/dev/null || echo unknown)
+	mapfile -t frags < <(uvm_debug_fragments "$kernel")
 	local h
 	h=$( { echo "base=tinyconfig arch=x86_64"
 	       echo "pkg=$pkgver gcc=$gccver"
-	       cat "$UVM_SRC/scripts/debug-kernel.config"
+	       cat "${frags[@]}"
 	       sed -n '/^# BEGIN KEYED/,/^# END KEYED/p' "$UVM_SRC/scripts/vm/debug-kernel"
 	     } | sha256sum | cut -c1-12)
 	echo "${pkgver}-$h"
 }
 
-# uvm_debug_dir - cache directory of the current debug kernel.
-uvm_debug_dir() { echo "$UVM_CACHE/kernels/debug-$(uvm_debug_key)"; }
+# uvm_debug_dir [KERNEL] - cache directory of a debug kernel (default debug):
+# $UVM_CACHE/kernels/<kernel>-<key>.
+uvm_debug_dir() {
+	local kernel=${1:-debug}
+	echo "$UVM_CACHE/kernels/$kernel-$(uvm_debug_key "$kernel")"
+}
+
+# uvm_kernel_release KERNEL - the release (uname -r) of a guest kernel.
+uvm_kernel_release() {
+	if uvm_is_debug "$1"; then
+		cat "$(uvm_debug_dir "$1")/kernelrelease"
+	else
+		uvm_distro_kver "$1"
+	fi
+}
 
 # uvm_kvm_works - true when /dev/kvm is usable by QEMU (UVM_ACCEL=tcg|kvm
 # forces the answer). The answer is cached for this process.

@@ -9,6 +9,21 @@
                       [SUITE...]          judge one guest's test run; the last
                                           line is "passed failed skipped"
 
+The KTAP document of `./scripts/uvm test` (one top-level test per suite of
+each kernel, plus one per kernel for its boot log and kmemleak):
+
+    report.py suite --kernel K --rundir DIR --manifest FILE --number N NAME
+                      judge suite NAME as soon as the guest finished it:
+                      print its KTAP result line "ok N K.NAME" (diagnostics
+                      before it), append "NAME passed failed skipped" to
+                      DIR/results
+    report.py rest --kernel K --rundir DIR --manifest FILE --qemu-rc RC
+                   --first N [SUITE...]
+                      after the guest: result lines for the suites it never
+                      finished, then "K.kernel" (boot log, kmemleak, the
+                      guest finished); the last line is "passed failed
+                      skipped" of the whole kernel (test cases)
+
 Counting: every top-level "ok N" / "not ok N" line of a suite's (K)TAP is a
 test case; "# SKIP" marks a skip, "# TODO"/"# XFAIL" count as passed. On top
 of the cases the suite reports, each of these adds one failure: test cases
@@ -284,6 +299,117 @@ def cmd_results(args):
     print('%d %d %d' % tuple(total))
 
 
+def parse_opts(args, names):
+    """Split --name VALUE options (of NAMES) from positional arguments."""
+    opts = {n: None for n in names}
+    rest = []
+    while args:
+        a = args.pop(0)
+        if a.startswith('--') and a[2:].replace('-', '_') in opts:
+            opts[a[2:].replace('-', '_')] = args.pop(0)
+        else:
+            rest.append(a)
+    return opts, rest
+
+
+def suite_line(number, kernel, name, p, f, s, problems, out):
+    """Print one suite's KTAP result line, its counts and problems first."""
+    out.append('  # %s.%s: %d passed, %d failed, %d skipped' % (kernel, name, p, f, s))
+    for prob in problems:
+        out.append('  #   ' + prob.replace('\n', '\n  #   '))
+    if f:
+        out.append('not ok %d %s.%s' % (number, kernel, name))
+    elif s and not p:
+        out.append('ok %d %s.%s # SKIP all %d test cases skipped' % (number, kernel, name, s))
+    else:
+        out.append('ok %d %s.%s' % (number, kernel, name))
+
+
+def suite_dirs(out):
+    dirs = {}
+    sdir = os.path.join(out, 'suites')
+    if os.path.isdir(sdir):
+        for e in os.listdir(sdir):
+            dirs[e.split('-', 1)[1]] = os.path.join(sdir, e)
+    return dirs
+
+
+def cmd_suite(args):
+    o, names = parse_opts(args, ['kernel', 'rundir', 'manifest', 'number'])
+    name = names[0]
+    out = os.path.join(o['rundir'], 'out')
+    timeout = dict((n, t) for n, t, _e, _p in manifest_suites(o['manifest'], [name])).get(name, 60)
+    p, f, s, problems = judge_suite(suite_dirs(out).get(name, '/nonexistent'), timeout, 'died')
+    lines = []
+    suite_line(int(o['number']), o['kernel'], name, p, f, s, problems, lines)
+    print('\n'.join(lines), flush=True)
+    with open(os.path.join(o['rundir'], 'results'), 'a') as fh:
+        fh.write('%s %d %d %d\n' % (name, p, f, s))
+
+
+def cmd_rest(args):
+    o, wanted = parse_opts(args, ['kernel', 'rundir', 'manifest', 'qemu_rc', 'first'])
+    kernel, rundir = o['kernel'], o['rundir']
+    out = os.path.join(rundir, 'out')
+    qemu_rc = int(o['qemu_rc'] or 0)
+    died = 'hung and was killed' if qemu_rc in (124, 137) else 'died'
+    number = int(o['first'])
+    total = [0, 0, 0]
+    done = {}
+    for line in read(os.path.join(rundir, 'results')).splitlines():
+        name, p, f, s = line.split()
+        done[name] = (int(p), int(f), int(s))
+    lines = []
+    dirs = suite_dirs(out)
+    console = read(os.path.join(rundir, 'console.log'))
+    booted = os.path.exists(os.path.join(out, 'dmesg-boot.txt'))
+    for name, timeout, _exe, _params in manifest_suites(o['manifest'], wanted):
+        if name in done:
+            p, f, s = done[name]
+        else:
+            if booted:
+                p, f, s, problems = judge_suite(dirs.get(name, '/nonexistent'), timeout,
+                                                died, console)
+            else:
+                p, f, s, problems = 0, 1, 0, ['not run: the guest %s before any suite' % died]
+            suite_line(number, kernel, name, p, f, s, problems, lines)
+        total[0] += p
+        total[1] += f
+        total[2] += s
+        number += 1
+
+    # the kernel itself: boot log, kmemleak after the suites, a finished guest
+    problems = []
+    boot = dmesg_reports(read(os.path.join(out, 'dmesg-boot.txt')))
+    if boot:
+        problems.append('kernel log reports before the first suite:\n' + '\n'.join(boot[:60]))
+    if not booted:
+        problems.append('the guest %s before running any suite; console log: %s'
+                        % (died, os.path.join(rundir, 'console.log')))
+    km = kmemleak_since(read(os.path.join(out, 'kmemleak.txt')),
+                        read(os.path.join(out, 'kmemleak-start-jiffies')).strip())
+    if km:
+        problems.append('kmemleak lists %d unreferenced objects after the suites (all in %s); '
+                        'the first:\n' % (km.count('unreferenced object'),
+                                          os.path.join(out, 'kmemleak.txt'))
+                        + '\n'.join(km.splitlines()[:40]))
+    km_dmesg = dmesg_reports(read(os.path.join(out, 'dmesg-kmemleak.txt')))
+    if km_dmesg and not km:
+        problems.append('kernel log reports during the final kmemleak scan:\n' +
+                        '\n'.join(km_dmesg[:40]))
+    if booted and not os.path.exists(os.path.join(out, 'finished')):
+        cur = read(os.path.join(out, 'current')).strip()
+        problems.append('the guest %s%s; console log: %s'
+                        % (died, (' in suite ' + cur) if cur else '',
+                           os.path.join(rundir, 'console.log')))
+    f = len(problems)
+    suite_line(number, kernel, 'kernel', 1 - min(f, 1), f, 0, problems, lines)
+    total[0] += 1 - min(f, 1)
+    total[1] += f
+    print('\n'.join(lines))
+    print('%d %d %d' % tuple(total))
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -304,6 +430,10 @@ def main():
         print(sum(t + 30 for _n, t, _e, _p in suites))
     elif cmd == 'results':
         cmd_results(args)
+    elif cmd == 'suite':
+        cmd_suite(args)
+    elif cmd == 'rest':
+        cmd_rest(args)
     else:
         print(__doc__, file=sys.stderr)
         return 2
