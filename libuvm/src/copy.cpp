@@ -91,10 +91,10 @@ CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
 	}
 	/* VMM memory: inside one reservation; the driver checks that every
 	 * byte is mapped with the copying GPU's right (-EINVAL, -EPERM). */
-	uint64_t rbase, rsize;
-	if (find_reservation(p, &rbase, &rsize)) {
+	uint64_t rbase;
+	if (const Reservation *res = find_reservation(p, &rbase)) {
 		side->vmm = true;
-		return p + n - rbase <= rsize ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+		return p + n - rbase <= res->size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	}
 	if (touches_library_memory(p, n))
 		return CUDA_ERROR_INVALID_VALUE;
