@@ -19,7 +19,7 @@
  *    RANGE_QUERY and MIGRATE validation take it for read before the VA
  *    space lock, to check pageable ranges' VMAs.
  * 2. ``uvm_va_space.lock`` (rw_semaphore): the VA space's set of managed
- *    ranges and of VA blocks.  Read: fault servicing (CPU and GPU), ioctls
+ *    ranges and of VA blocks; VMM handles, mappings and access masks.  Read: fault servicing (CPU and GPU), ioctls
  *    that look things up.  Write: creating and destroying ranges (mmap,
  *    vm_ops->close) and freeing blocks.
  * 3. ``uvm_va_block.lock`` (mutex): all residency and mapping state of one
