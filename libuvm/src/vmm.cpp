@@ -348,6 +348,16 @@ CUresult to_access(const CUmemAccessDesc *desc, size_t count,
 	return CUDA_SUCCESS;
 }
 
+/* The index of the first descriptor naming the host, or count. */
+size_t first_host(const std::vector<struct uvm_mem_access> &acc)
+{
+	size_t i = 0;
+
+	while (i < acc.size() && acc[i].location.type == UVM_LOCATION_GPU)
+		i++;
+	return i;
+}
+
 /* Is any of the mappings at starts of GPU memory?  State::mu held. */
 bool any_gpu_memory(const std::vector<uint64_t> &starts)
 {
@@ -560,15 +570,25 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 		std::lock_guard<std::mutex> lock(state().mu);
 		if (ptr + size < ptr || !whole_mappings(ptr, ptr + size, &starts))
 			return CUDA_ERROR_INVALID_VALUE;
-		/* The host has no access to GPU memory ("vmm.setaccess.host"). */
-		if (host && any_gpu_memory(starts))
-			return CUDA_ERROR_NOT_SUPPORTED;
+		/* The host has no access to GPU memory ("vmm.setaccess.host");
+		 * NVIDIA's driver applies the descriptors before the host's
+		 * ("vmm.setaccess.device_and_host.get"). */
+		CUresult result = CUDA_SUCCESS;
+		if (host && any_gpu_memory(starts)) {
+			count = first_host(acc);
+			result = CUDA_ERROR_NOT_SUPPORTED;
+			if (!count)
+				return result;
+		}
 		a.address = ptr;
 		a.size = size;
 		a.descs_ptr = reinterpret_cast<uintptr_t>(acc.data());
 		a.count = static_cast<__u32>(count);
 		int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a);
-		return r == -ENODEV || r == -EINVAL ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
+		if (r)
+			return r == -ENODEV || r == -EINVAL ? CUDA_ERROR_INVALID_VALUE :
+							      from_errno(r);
+		return result;
 	});
 }
 
