@@ -796,8 +796,8 @@ TEST_F_TIMEOUT(vmm, host_located, 300)
 		ASSERT_EQ(uvmSimPatternWord(9, va + GRAN + 8), w[GRAN / 8 + 1]);
 		ASSERT_EQ(vmm_peer_word(3, 1), w[1]);
 	}
+	/* A synchronous set of host memory is done when it returns. */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD32(va, 0x600d, 2));
-	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
 	ASSERT_EQ(0x0000600d0000600dULL, w[0]);
 	/* The CPU loses its write: loads still work.  HOST_NUMA reports the
 	 * host's own right; HOST, as NVIDIA's driver answers it, what the host

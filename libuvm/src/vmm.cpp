@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "internal.h"
 
