@@ -4,7 +4,7 @@
  *
  * Layering (Documentation/libuvm.rst):
  *
- *   public cu* / cuda* / uvm* function       (api_*.cpp, runtime.cpp, sim.cpp)
+ *   public cu* / cuda* / uvm* function       (memory.cpp, vmm.cpp, ..., sim.cpp)
  *     -> argument checks in CUDA's order, the userspace tables below
  *     -> a zero-initialised uapi structure
  *     -> uvm::Device::ioctl(): one ioctl(2), EINTR retried, -errno returned
@@ -15,11 +15,12 @@
  * CUDA_ERROR_OUT_OF_MEMORY, anything else CUDA_ERROR_UNKNOWN.
  *
  * Locking: State::mu (one mutex) protects every table of State: contexts,
- * streams, events, allocations and their last-prefetch shadows.  It is held
- * across the short ioctls (ADVISE, MIGRATE submission, RANGE_QUERY,
- * POINTER_INFO, mmap/munmap) so that an allocation cannot disappear under a
- * call using it, and never across a blocking wait (FENCE_WAIT without POLL,
- * a simulated launch).  FenceTracker::mu is a leaf lock.
+ * streams, events, allocations and their last-prefetch shadows, VMM
+ * reservations and handle flags.  It is held across the short ioctls
+ * (ADVISE, MIGRATE submission, RANGE_QUERY, POINTER_INFO, the MEM_* ioctls,
+ * mmap/munmap) so that an allocation cannot disappear under a call using
+ * it, and never across a blocking wait (FENCE_WAIT without POLL, a
+ * simulated launch).  FenceTracker::mu is a leaf lock.
  */
 #ifndef LIBUVM_INTERNAL_H
 #define LIBUVM_INTERNAL_H
