@@ -422,8 +422,8 @@ static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
 				     GFP_KERNEL_ACCOUNT);
 	if (!side->pages)
 		return -ENOMEM;
-	pinned = uvm_pin_user_pages_fast(side->first, side->npages, write ? FOLL_WRITE : 0,
-				     side->pages);
+	pinned = uvm_pin_user_pages_fast(side->first, side->npages,
+					 write ? FOLL_WRITE : 0, side->pages);
 	if (pinned == side->npages)
 		return 0;
 	if (pinned > 0)

@@ -205,8 +205,8 @@ static int uvm_host_range_pin(struct uvm_va_range_host *host)
 			nr = len >> PAGE_SHIFT;
 		}
 		pinned = uvm_pin_user_pages_fast(addr, nr,
-					     FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
-					     host->pages + done);
+						 FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
+						 host->pages + done);
 		if (pinned <= 0) {
 			pinned = pinned ? pinned : -EFAULT;
 			goto err;

@@ -65,8 +65,8 @@
 #include "uvm_va_space.h"
 
 /* VERSION (see kernel/Kbuild) and the uapi's API version are one number. */
-static_assert(UVM_VERSION_MAJOR == UVM_API_VERSION_MAJOR &&
-	      UVM_VERSION_MINOR == UVM_API_VERSION_MINOR);
+static_assert(UVM_VERSION_MAJOR - UVM_API_VERSION_MAJOR == 0 &&
+	      UVM_VERSION_MINOR - UVM_API_VERSION_MINOR == 0);
 
 static_assert(sizeof(struct uvm_ioc_version) == 56);
 static_assert(sizeof(struct uvm_ioc_gpu_info) == 152);
