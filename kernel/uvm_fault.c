@@ -105,40 +105,23 @@ module_param_cb(fault_replay_policy, &uvm_param_uint_ops, &fault_replay_policy, 
 MODULE_PARM_DESC(fault_replay_policy,
 		 "When stalled accesses retry: 1 per block, 2 per batch, 3 per batch after a buffer flush (default, as the real driver), 4 when the buffer is empty");
 
-static unsigned int fault_service_threads = 1;
-
-static int fault_service_threads_set(const char *val,
-				     const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, UVM_FAULT_THREADS_MAX);
-}
-
-static const struct kernel_param_ops fault_service_threads_ops = {
-	.set = fault_service_threads_set,
-	.get = param_get_uint,
+static struct uvm_param_uint fault_service_threads = {
+	.val = 1,
+	.min = 1,
+	.max = UVM_FAULT_THREADS_MAX,
 };
-
-module_param_cb(fault_service_threads, &fault_service_threads_ops,
+module_param_cb(fault_service_threads, &uvm_param_uint_ops,
 		&fault_service_threads, 0644);
 MODULE_PARM_DESC(fault_service_threads,
 		 "Workers (CPUs) servicing one fault batch of a GPU concurrently, one 2 MiB block each at a time (default 1, 1.."
 		 __stringify(UVM_FAULT_THREADS_MAX) ")");
 
-static unsigned int fault_service_faults_per_thread = UVM_FAULT_PER_THREAD_DEFAULT;
-
-static int fault_service_faults_per_thread_set(const char *val,
-					       const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, UVM_FAULT_BATCH_MAX);
-}
-
-static const struct kernel_param_ops fault_service_faults_per_thread_ops = {
-	.set = fault_service_faults_per_thread_set,
-	.get = param_get_uint,
+static struct uvm_param_uint fault_service_faults_per_thread = {
+	.val = UVM_FAULT_PER_THREAD_DEFAULT,
+	.min = 1,
+	.max = UVM_FAULT_BATCH_MAX,
 };
-
-module_param_cb(fault_service_faults_per_thread,
-		&fault_service_faults_per_thread_ops,
+module_param_cb(fault_service_faults_per_thread, &uvm_param_uint_ops,
 		&fault_service_faults_per_thread, 0644);
 MODULE_PARM_DESC(fault_service_faults_per_thread,
 		 "Distinct faults of a batch per worker at least: smaller batches use fewer workers (default "
@@ -545,9 +528,9 @@ static u32 uvm_fault_workers_alloc(struct uvm_fault_service *svc, u32 want)
 static void uvm_fault_service_batch(struct uvm_gpu *gpu,
 				    struct uvm_fault_service *svc, u32 n)
 {
-	u32 threads = clamp_t(u32, READ_ONCE(fault_service_threads), 1,
+	u32 threads = clamp_t(u32, uvm_param_get(&fault_service_threads), 1,
 			      UVM_FAULT_THREADS_MAX);
-	u32 per = max(READ_ONCE(fault_service_faults_per_thread), 1U);
+	u32 per = max(uvm_param_get(&fault_service_faults_per_thread), 1U);
 	u32 i, nworkers, helped = 0;
 
 	/* Waking a helper costs more than a few faults: not for small batches. */

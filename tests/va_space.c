@@ -75,6 +75,86 @@ TEST_F(va_space, version_matches_sysfs)
 	}
 }
 
+/* The module's version (modinfo, sysfs) is GET_VERSION's API version plus a patch level */
+TEST_F(va_space, module_version_is_api_version)
+{
+	char buf[64] = "", want[32];
+	FILE *f = fopen("/sys/module/uvm/version", "re");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	snprintf(want, sizeof(want), "%u.%u.", self->dev.ver.major, self->dev.ver.minor);
+	ASSERT_EQ(0, strncmp(buf, want, strlen(want))) TH_LOG("version %s", buf);
+}
+
+/* A sysfs parameter's value as text, newline dropped ("" when unreadable) */
+static void param_read(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), UVM_PARAM_DIR "%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/*
+ * Every numeric run-time parameter takes its bounds and refuses one past
+ * each, a non-number and an empty value with EINVAL, keeping its value
+ */
+TEST(module_params_ranges)
+{
+	static const struct { const char *name; unsigned long min, max; } p[] = {
+		{ "prefetch_threshold", 1, 100 },
+		{ "fault_replay_policy", 1, 4 },
+		{ "page_pool_mb", 0, 65536 },
+		{ "thrashing_lapse_us", 1, 60000000 },
+		{ "thrashing_threshold", 2, 255 },
+		{ "thrashing_pin_ms", 1, 3600000 },
+		{ "thrashing_nap_us", 0, 100000 },
+		{ "access_counter_threshold", 1, 65536 },
+		{ "fault_service_threads", 1, 16 },
+		{ "fault_service_faults_per_thread", 1, 4096 },
+	};
+	char old[32], now[32], val[32];
+	unsigned int i;
+
+	if (access(UVM_PARAM_DIR "prefetch_threshold", W_OK))
+		SKIP(return, "needs uvm.ko loaded and root");
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		param_read(p[i].name, old, sizeof(old));
+		ASSERT_NE(0, old[0]) TH_LOG("%s", p[i].name);
+		if (p[i].min) {
+			snprintf(val, sizeof(val), "%lu", p[i].min - 1);
+			ASSERT_EQ(-EINVAL, uvm_param_write(p[i].name, val)) TH_LOG("%s", p[i].name);
+		}
+		snprintf(val, sizeof(val), "%lu", p[i].max + 1);
+		ASSERT_EQ(-EINVAL, uvm_param_write(p[i].name, val)) TH_LOG("%s", p[i].name);
+		ASSERT_EQ(-EINVAL, uvm_param_write(p[i].name, "4294967296"));
+		ASSERT_EQ(-EINVAL, uvm_param_write(p[i].name, "-1"));
+		ASSERT_EQ(-EINVAL, uvm_param_write(p[i].name, "12x"));
+		param_read(p[i].name, now, sizeof(now));
+		ASSERT_STREQ(old, now) TH_LOG("%s changed by a refused write", p[i].name);
+
+		snprintf(val, sizeof(val), "%lu", p[i].min);
+		ASSERT_EQ(0, uvm_param_write(p[i].name, val)) TH_LOG("%s", p[i].name);
+		param_read(p[i].name, now, sizeof(now));
+		ASSERT_STREQ(val, now);
+		snprintf(val, sizeof(val), "%lu", p[i].max);
+		ASSERT_EQ(0, uvm_param_write(p[i].name, val)) TH_LOG("%s", p[i].name);
+		param_read(p[i].name, now, sizeof(now));
+		ASSERT_STREQ(val, now);
+		ASSERT_EQ(0, uvm_param_write(p[i].name, old));
+	}
+}
+
 /* GPU_INFO of each GPU: index kept, simulated, sane sizes, zero pad/reserved */
 TEST_F(va_space, gpu_info_each)
 {
