@@ -73,8 +73,15 @@ static_assert(UVM_NL_ACCESS_ATOMIC == UVM_FAULT_ACCESS_ATOMIC);
 /* The one multicast group's index in the family. */
 #define UVM_NL_GROUP_EVENTS	0
 
-/* Room for the largest event (VA space destroyed, with its counters). */
-#define UVM_NL_EVENT_SIZE	NLMSG_GOODSIZE
+/*
+ * Payload room of an event: every event but one fits in 256 bytes (common
+ * attributes 52, the largest set of its own 64); a VA space's destruction
+ * carries its counters (4 + 12 per counter).  Small buffers keep the
+ * receive buffer's accounting (truesize) of a listener low, so that it
+ * holds hundreds of events.
+ */
+#define UVM_NL_EVENT_SIZE	256
+#define UVM_NL_EVENT_SIZE_COUNTERS	(UVM_NL_EVENT_SIZE + 4 + 12 * UVM_COUNTER_COUNT)
 
 static atomic64_t uvm_nl_seq = ATOMIC64_INIT(0);
 static atomic64_t uvm_nl_sent = ATOMIC64_INIT(0);
@@ -547,7 +554,9 @@ static struct genl_family uvm_nl_family = {
 static struct sk_buff *uvm_nl_event_begin(u32 type, struct uvm_va_space *va_space,
 					  void **hdr)
 {
-	struct sk_buff *skb = genlmsg_new(UVM_NL_EVENT_SIZE, GFP_NOWAIT | __GFP_NOWARN);
+	size_t size = type == UVM_NL_EVENT_VA_SPACE_DESTROY ?
+		      UVM_NL_EVENT_SIZE_COUNTERS : UVM_NL_EVENT_SIZE;
+	struct sk_buff *skb = genlmsg_new(size, GFP_NOWAIT | __GFP_NOWARN);
 
 	if (!skb)
 		goto err_drop;

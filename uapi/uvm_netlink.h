@@ -99,59 +99,71 @@
 #define UVM_NL_A_EVENT_ACCESS	35	/* u32: UVM_NL_EVENT_ACCESS_* */
 #define UVM_NL_A_MAX		35
 
-/* UVM_NL_A_EVENT values */
-#define UVM_NL_EVENT_FAULT_BATCH	1 /* GPU, VA space, faults, duplicates,
-					   * fatal, duration: one servicing
-					   * batch's faults of one VA space
-					   * (also counts one replay) */
-#define UVM_NL_EVENT_FAULTS_FLUSHED	2 /* GPU, VA space, faults: entries
-					   * dropped by a buffer flush, all
-					   * counted as duplicates */
-#define UVM_NL_EVENT_MIGRATION		3 /* VA space, address (first page),
-					   * src, dst, pages, bytes, cause,
-					   * duration */
-#define UVM_NL_EVENT_EVICTION		4 /* GPU, VA space, address (the 2 MiB
-					   * block), pages */
-#define UVM_NL_EVENT_THRASHING		5 /* VA space, address (the block),
-					   * pages, thrashing kind */
-#define UVM_NL_EVENT_FATAL_FAULT	6 /* GPU, VA space, pid, comm, address,
-					   * access */
-#define UVM_NL_EVENT_VA_SPACE_CREATE	7 /* VA space, pid, comm, uid */
-#define UVM_NL_EVENT_VA_SPACE_DESTROY	8 /* VA space, pid, comm, uid,
-					   * counters */
+/*
+ * UVM_NL_A_EVENT values.  Each event's own attributes:
+ *
+ * FAULT_BATCH      GPU, faults, duplicates, fatal, duration: one servicing
+ *                  batch's faults of one VA space (it also counts one
+ *                  replay)
+ * FAULTS_FLUSHED   GPU, faults, duplicates: entries of the VA space a buffer
+ *                  flush dropped, all counted as duplicates
+ * MIGRATION        address (the 2 MiB block), src, dst, pages, bytes,
+ *                  cause, duration
+ * EVICTION         GPU, address (the block), pages
+ * THRASHING        address (the block), pages, thrashing kind
+ * FATAL_FAULT      GPU, comm, address, access
+ * VA_SPACE_CREATE  comm, uid
+ * VA_SPACE_DESTROY comm, uid, counters (final)
+ */
+#define UVM_NL_EVENT_FAULT_BATCH	1
+#define UVM_NL_EVENT_FAULTS_FLUSHED	2
+#define UVM_NL_EVENT_MIGRATION		3
+#define UVM_NL_EVENT_EVICTION		4
+#define UVM_NL_EVENT_THRASHING		5
+#define UVM_NL_EVENT_FATAL_FAULT	6
+#define UVM_NL_EVENT_VA_SPACE_CREATE	7
+#define UVM_NL_EVENT_VA_SPACE_DESTROY	8
 
-/* UVM_NL_A_CAUSE values: why pages moved */
-#define UVM_NL_CAUSE_FAULT		1 /* a GPU or CPU fault (with the pages
-					   * the prefetcher added to it) */
-#define UVM_NL_CAUSE_PREFETCH		2 /* UVM_IOC_MIGRATE */
-#define UVM_NL_CAUSE_EVICTION		3 /* a full GPU made room */
-#define UVM_NL_CAUSE_THRASHING		4 /* thrashing pages pinned to host */
-#define UVM_NL_CAUSE_ACCESS_COUNTER	5 /* access counters fired */
-#define UVM_NL_CAUSE_HMM		6 /* pageable memory (device-private) */
-#define UVM_NL_CAUSE_POLICY		7 /* advice (end of read duplication) */
-#define UVM_NL_CAUSE_COPY		8 /* UVM_IOC_COPY / UVM_IOC_MEMSET */
+/*
+ * UVM_NL_A_CAUSE values: why pages moved.  FAULT: a GPU or CPU fault (with
+ * the pages the prefetcher added to it); PREFETCH: UVM_IOC_MIGRATE;
+ * EVICTION: a full GPU made room; THRASHING: thrashing pages pinned to host
+ * memory; ACCESS_COUNTER: access counters fired; HMM: pageable memory
+ * (device-private pages); POLICY: advice (the end of read duplication);
+ * COPY: UVM_IOC_COPY and UVM_IOC_MEMSET.
+ */
+#define UVM_NL_CAUSE_FAULT		1
+#define UVM_NL_CAUSE_PREFETCH		2
+#define UVM_NL_CAUSE_EVICTION		3
+#define UVM_NL_CAUSE_THRASHING		4
+#define UVM_NL_CAUSE_ACCESS_COUNTER	5
+#define UVM_NL_CAUSE_HMM		6
+#define UVM_NL_CAUSE_POLICY		7
+#define UVM_NL_CAUSE_COPY		8
 #define UVM_NL_CAUSE_MAX		8
 
 /*
  * UVM_NL_A_EVENT_ACCESS values (in GET_GPUS replies): who may listen to
- * "events"; absent when this kernel sends no event at all.
+ * "events"; absent when this kernel sends no event at all.  ADMIN: joining
+ * needs CAP_SYS_ADMIN, a member receives every event.  FILTERED: anyone may
+ * join; a member receives the events of VA spaces of its socket's
+ * effective uid, all of them with CAP_PERFMON or CAP_SYS_ADMIN.
  */
-#define UVM_NL_EVENT_ACCESS_ADMIN	1 /* joining needs CAP_SYS_ADMIN; a
-					   * member receives every event */
-#define UVM_NL_EVENT_ACCESS_FILTERED	2 /* anyone may join; a member receives
-					   * the events of VA spaces of its
-					   * socket's effective uid, all of them
-					   * with CAP_PERFMON or CAP_SYS_ADMIN */
+#define UVM_NL_EVENT_ACCESS_ADMIN	1
+#define UVM_NL_EVENT_ACCESS_FILTERED	2
 
 /* UVM_NL_A_ACCESS values */
 #define UVM_NL_ACCESS_READ		1
 #define UVM_NL_ACCESS_WRITE		2
 #define UVM_NL_ACCESS_ATOMIC		3
 
-/* UVM_NL_A_THRASHING values */
-#define UVM_NL_THRASHING_DETECTED	1 /* pages found thrashing */
-#define UVM_NL_THRASHING_PINNED		2 /* accesses served by a host pin */
-#define UVM_NL_THRASHING_THROTTLED	3 /* accesses delayed */
+/*
+ * UVM_NL_A_THRASHING values: pages found thrashing, accesses served by a pin
+ * to host memory, accesses delayed.
+ */
+#define UVM_NL_THRASHING_DETECTED	1
+#define UVM_NL_THRASHING_PINNED		2
+#define UVM_NL_THRASHING_THROTTLED	3
 
 /*
  * GPU counters, nested in UVM_NL_A_GPU_COUNTERS with attribute type
