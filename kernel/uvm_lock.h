@@ -19,9 +19,10 @@
  *    RANGE_QUERY and MIGRATE validation take it for read before the VA
  *    space lock, to check pageable ranges' VMAs.
  * 2. ``uvm_va_space.lock`` (rw_semaphore): the VA space's set of managed
- *    ranges and of VA blocks.  Read: fault servicing (CPU and GPU), ioctls
- *    that look things up.  Write: creating and destroying ranges (mmap,
- *    vm_ops->close) and freeing blocks.
+ *    ranges and of VA blocks; VMM handles, mappings and access masks.
+ *    Read: fault servicing (CPU and GPU), ioctls that look things up.
+ *    Write: creating and destroying ranges (mmap, vm_ops->close), freeing
+ *    blocks, the MEM_* ioctls that change VMM state.
  * 3. ``uvm_va_block.lock`` (mutex): all residency and mapping state of one
  *    2 MiB VA block.  One block at a time, except a copy between two managed
  *    blocks (uvm_copy.c), which locks the lower address first and the other

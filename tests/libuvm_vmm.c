@@ -225,7 +225,8 @@ TEST(before_init)
 	ASSERT_EQ(CUDA_ERROR_NOT_INITIALIZED, cuMemRetainAllocationHandle(&h, (void *)va));
 }
 
-/* Granularity: 2 MiB, minimum and recommended, for every location. */
+/* Granularity: 2 MiB, minimum and recommended; NVIDIA's driver does not
+ * look at the properties, only at the option. */
 TEST_F(vmm, granularity)
 {
 	CUmemAllocationProp p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
@@ -238,11 +239,14 @@ TEST_F(vmm, granularity)
 	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAllocationGranularity(&g, &p,
 		  CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
 	ASSERT_EQ(GRAN, g);
-	p = prop_dev(self->l.ndev - 1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	p = prop_host();
 	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAllocationGranularity(&g, &p,
 		  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
 	ASSERT_EQ(GRAN, g);
-	p = prop_host();
+	/* "vmm.gran.device99", "type0": not looked at. */
+	p = prop_dev(self->l.ndev, CU_MEM_HANDLE_TYPE_FABRIC);
+	p.type = CU_MEM_ALLOCATION_TYPE_INVALID;
+	g = 0;
 	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAllocationGranularity(&g, &p,
 		  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
 	ASSERT_EQ(GRAN, g);
@@ -254,13 +258,6 @@ TEST_F(vmm, granularity)
 		  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(&g, &p,
 		  (CUmemAllocationGranularity_flags)2));
-	p = prop_dev(self->l.ndev, CU_MEM_HANDLE_TYPE_NONE);
-	ASSERT_EQ(CUDA_ERROR_INVALID_DEVICE, cuMemGetAllocationGranularity(&g, &p,
-		  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-	p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
-	p.type = CU_MEM_ALLOCATION_TYPE_INVALID;
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(&g, &p,
-		  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
 }
 
 /* Reservations: sizes, alignments, hints; freeing exactly one reservation. */
@@ -280,9 +277,20 @@ TEST_F(vmm, reserve_free)
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(vb, 128 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(vb, 64 * MIB));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(vb, 64 * MIB));
-	/* Alignment: any power of two, 1 GiB included. */
+	/* Alignment: any power of two, 1 GiB included; below 2 MiB it is
+	 * 2 MiB.  Without one, a reservation is aligned to its size (up to
+	 * 1 GiB). */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&vb, 4 * MIB, GIB, 0, 0));
 	ASSERT_EQ(0, vb % GIB);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(vb, 4 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&vb, GRAN, PAGE, 0, 0));
+	ASSERT_EQ(0, vb % GRAN);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(vb, GRAN));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&vb, 8 * MIB, 0, 0, 0));
+	ASSERT_EQ(0, vb % (8 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(vb, 8 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&vb, 4 * MIB, 0, 0, 0));
+	ASSERT_EQ(0, vb % (4 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(vb, 4 * MIB));
 	/* A free, aligned hint is honoured. */
 	hint = vb;
@@ -296,7 +304,16 @@ TEST_F(vmm, reserve_free)
 	/* Errors. */
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(NULL, GRAN, 0, 0, 0));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, 0, 0, 0, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, PAGE, 0, 0, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, 3 * MIB, 0, 0, 0));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, GRAN, 0, 0, 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, GRAN, 3 * MIB, 0, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, GRAN, 0, hint + PAGE, 0));
+	/* A hint that the alignment asked for contradicts. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, GRAN, 4 * MIB,
+							       hint + GRAN, 0));
+	/* More than the address space. */
+	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuMemAddressReserve(&va, 1ULL << 48, 0, 0, 0));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(0, GRAN));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree((uintptr_t)&va, GRAN));
 	/* Other memory of libuvm is no reservation. */
@@ -345,13 +362,36 @@ TEST_F(vmm, create_release)
 	p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
 	p.location.type = CU_MEM_LOCATION_TYPE_INVALID;
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	p.location.id = 99;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	/* Host memory is not shareable as HOST; no fabric, no Windows. */
+	p = prop_host();
+	p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	p = prop_dev(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	ASSERT_EQ(CUDA_ERROR_NOT_PERMITTED, cuMemCreate(&h, GRAN, &p, 0));
+	p = prop_dev(0, CU_MEM_HANDLE_TYPE_WIN32);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
+	p.allocFlags.reserved[2] = 1;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
+	p.win32HandleMetaData = &p;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAN, &p, 0));
+	/* Handles that are none. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemRelease(0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemRelease(12345));
 	/* More than the GPU has. */
 	p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
 	ASSERT_EQ(CUDA_ERROR_OUT_OF_MEMORY, cuMemCreate(&h, 64 * GIB, &p, 0));
 	ASSERT_EQ(used, vidmem_used(0));
 }
 
-/* Properties of a handle: what it was created with. */
+/* Properties of a handle: what it was created with; host memory is on a
+ * node; the allocation flags come back. */
 TEST_F(vmm, properties)
 {
 	CUmemAllocationProp p = prop_dev(self->l.ndev - 1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
@@ -367,99 +407,165 @@ TEST_F(vmm, properties)
 	ASSERT_EQ(self->l.ndev - 1, q.location.id);
 	ASSERT_EQ(NULL, q.win32HandleMetaData);
 	ASSERT_EQ(0, q.allocFlags.compressionType);
+	ASSERT_EQ(0, q.allocFlags.usage);
+	ASSERT_EQ(0, q.allocFlags.reserved[3]);
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationPropertiesFromHandle(NULL, h));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationPropertiesFromHandle(&q, 0));
+	/* Host memory: HOST reads back as HOST_NUMA of the node it is on. */
 	p = prop_host();
+	p.location.id = 99;	/* ignored */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, GRAN, &p, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
-	ASSERT_EQ(CU_MEM_LOCATION_TYPE_HOST, q.location.type);
+	ASSERT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA, q.location.type);
+	ASSERT_EQ(0, q.location.id);
+	ASSERT_EQ(CU_MEM_HANDLE_TYPE_NONE, q.requestedHandleTypes);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
+	/* Compression and RDMA flags are reported back; usage is not; handle
+	 * types the driver does not know are dropped. */
+	p = prop_dev(0, (CUmemAllocationHandleType)0x10);
+	p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+	p.allocFlags.gpuDirectRDMACapable = 1;
+	p.allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
+	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, GRAN, &p, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	ASSERT_EQ(CU_MEM_ALLOCATION_COMP_GENERIC, q.allocFlags.compressionType);
+	ASSERT_EQ(1, q.allocFlags.gpuDirectRDMACapable);
+	ASSERT_EQ(0, q.allocFlags.usage);
 	ASSERT_EQ(CU_MEM_HANDLE_TYPE_NONE, q.requestedHandleTypes);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
 }
 
-/* Mapping and unmapping: alignment, bounds, overlaps, unknown handles. */
+/* Mapping and unmapping: whole allocations only, alignment, bounds,
+ * overlaps, unknown handles; unmapping whole mappings, and nothing. */
 TEST_F(vmm, map_unmap)
 {
 	CUmemAllocationProp p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
-	CUmemGenericAllocationHandle h = 0;
+	CUmemGenericAllocationHandle h = 0, h2 = 0;
 	CUdeviceptr va = 0;
 
 	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, 4 * MIB, &p, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h2, GRAN, &p, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&va, 16 * MIB, 0, 0, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va, 4 * MIB, 0, h, 0));
-	/* The same bytes again, part of them, an overlap: mapped already. */
+	/* The same bytes again, an overlap: mapped already. */
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va, 4 * MIB, 0, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + GRAN, GRAN, 0, h, 0));
-	/* The second half of the allocation elsewhere in the reservation. */
-	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va + 8 * MIB, GRAN, GRAN, h, 0));
-	/* Bounds and alignment. */
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB, 4 * MIB, GRAN, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB, GRAN, 4 * MIB, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB + PAGE, GRAN, 0, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB, PAGE, 0, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB, GRAN, PAGE, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB, GRAN, 0, h, 1));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 10 * MIB, 0, 0, h, 0));
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(0, GRAN, 0, h, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + GRAN, GRAN, 0, h2, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + GRAN, 4 * MIB, 0, h, 0));
+	/* Right after it: fine.  And the same allocation once more. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va + 4 * MIB, GRAN, 0, h2, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va + 8 * MIB, 4 * MIB, 0, h, 0));
+	/* Part of an allocation: not supported, whatever else is wrong. */
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemMap(va + 12 * MIB, GRAN, GRAN, h, 0));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemMap(va + 12 * MIB, GRAN, 0, h, 0));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemMap(va + 12 * MIB + PAGE, GRAN, 0, h, 0));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemMap(va + 12 * MIB, PAGE, 0, h2, 0));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemMap(va + 12 * MIB, GRAN, PAGE, h2, 0));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemMap(va + 12 * MIB, 6 * MIB, 0, h, 0));
+	/* Alignment, flags, sizes, addresses. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 12 * MIB + PAGE, GRAN, 0, h2, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 12 * MIB, GRAN, 0, h2, 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 12 * MIB, 0, 0, h2, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(0, GRAN, 0, h2, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap((uintptr_t)&p & ~(GRAN - 1), GRAN, 0, h2, 0));
 	/* Beyond the reservation's end. */
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 14 * MIB, 4 * MIB, 0, h, 0));
-	/* Not a handle. */
-	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuMemMap(va + 10 * MIB, GRAN, 0, h + 12345, 0));
-	/* Unmap: whole mappings only. */
+	/* Not a handle: CUDA_ERROR_INVALID_VALUE, as for handle 0. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 12 * MIB, GRAN, 0, 0, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMap(va + 12 * MIB, GRAN, 0, h2 + 12345, 0));
+	/* Unmap: whole mappings only, aligned. */
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va, GRAN));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va + GRAN, GRAN));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va + PAGE, 4 * MIB));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va, PAGE));	/* rounds down to 0 */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(0, GRAN));
+	/* The size rounds down: 4 MiB + a page is the first mapping. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va, 4 * MIB + PAGE));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)va));
+	/* Nothing mapped: nothing to do. */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va, 4 * MIB));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va + 8 * MIB, GRAN));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va + 12 * MIB, 4 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va + 4 * MIB, GRAN));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va + 8 * MIB, 4 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h2));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 16 * MIB));
+	/* No reservation there any more. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va, GRAN));
 }
 
-/* Access: none after mapping, what was set, per device; errors. */
+/* Access: none after mapping, what was set, per device and per whole
+ * mapping; errors change nothing. */
 TEST_F(vmm, set_get_access)
 {
-	CUmemGenericAllocationHandle h = 0;
+	CUmemGenericAllocationHandle a = 0, b = 0;
 	CUmemAllocationProp p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE);
 	CUmemAccessDesc d[2];
 	CUmemLocation l = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
 	unsigned long long f = 7;
 	CUdeviceptr va = 0;
+	const int last = self->l.ndev - 1;
 
-	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, 4 * MIB, &p, 0));
+	/* a at [0, 2M), b at [2M, 4M), a hole at [4M, 8M). */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&a, GRAN, &p, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&b, GRAN, &p, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&va, 8 * MIB, 0, 0, 0));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va, 4 * MIB, 0, h, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va, GRAN, 0, a, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va + GRAN, GRAN, 0, b, 0));
 	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va));
+	/* Both mappings in one call, two devices. */
 	d[0] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
-	d[1] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, self->l.ndev - 1,
-			   CU_MEM_ACCESS_FLAGS_PROT_READ);
+	d[1] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, last, CU_MEM_ACCESS_FLAGS_PROT_READ);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va, 4 * MIB, d, 2));
 	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ,
-		  get_access(CU_MEM_LOCATION_TYPE_DEVICE, self->l.ndev - 1, va + 3 * MIB));
-	if (self->l.ndev > 1)
+		  get_access(CU_MEM_LOCATION_TYPE_DEVICE, last, va + 3 * MIB));
+	if (last)
 		ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
 			  get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va + GRAN));
-	/* Per granule: the second 2 MiB loses device 0's write. */
+	/* One mapping: the second loses device 0's write. */
 	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
 	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va + GRAN, GRAN, d, 1));
 	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0,
 							    va + GRAN));
-	if (self->l.ndev > 1)
-		ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-			  get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va));
+	/* A later descriptor for the same device wins. */
+	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	d[1] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va, GRAN, d, 2));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va));
 	/* Errors of cuMemSetAccess: nothing changes. */
-	d[0].flags = (CUmemAccess_flags)2;
+	d[0] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, (CUmemAccess_flags)2);
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 4 * MIB, d, 1));
 	d[0] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, self->l.ndev,
 			   CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
-	ASSERT_EQ(CUDA_ERROR_INVALID_DEVICE, cuMemSetAccess(va, 4 * MIB, d, 1));
-	d[0] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 4 * MIB, d, 1));
+	d[0] = access_desc(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0,
+			   CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 4 * MIB, d, 1));
+	/* The host has no access to GPU memory; as with NVIDIA's driver, the
+	 * descriptors before the host's still apply. */
+	d[0] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	d[1] = access_desc(CU_MEM_LOCATION_TYPE_HOST, 0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemSetAccess(va, 4 * MIB, &d[1], 1));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemSetAccess(va, GRAN, d, 2));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+		  get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+							    va + GRAN));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 4 * MIB, NULL, 1));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 4 * MIB, d, 0));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 0, d, 1));
-	/* Not wholly mapped. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(0, GRAN, d, 1));
+	/* Not whole mappings, or not mapped. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, GRAN / 2, d, 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va + PAGE, GRAN, d, 1));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 8 * MIB, d, 1));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va + 4 * MIB, GRAN, d, 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess((uintptr_t)&f & ~(GRAN - 1), GRAN, d, 1));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+		  get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0, va));
 	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, get_access(CU_MEM_LOCATION_TYPE_DEVICE, 0,
 							    va + GRAN));
 	/* Errors of cuMemGetAccess. */
@@ -467,11 +573,26 @@ TEST_F(vmm, set_get_access)
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&f, NULL, va));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&f, &l, va + 4 * MIB));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&f, &l, (uintptr_t)&f));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&f, &l, 0));
 	l.id = self->l.ndev;
 	ASSERT_EQ(CUDA_ERROR_INVALID_DEVICE, cuMemGetAccess(&f, &l, va));
+	l.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+	l.id = 0;
+	ASSERT_EQ(CUDA_ERROR_INVALID_DEVICE, cuMemGetAccess(&f, &l, va));
+	/* Other memory of CUDA: no access, no error. */
+	{
+		CUdeviceptr m = managed(GRAN);
+
+		l.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		f = 7;
+		ASSERT_EQ(CUDA_SUCCESS, cuMemGetAccess(&f, &l, m));
+		ASSERT_EQ(0, f);
+		ASSERT_EQ(CUDA_SUCCESS, cuMemFree(m));
+	}
 	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va, 4 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 8 * MIB));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(a));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(b));
 }
 
 /* Reserve 1 GiB and grow into it 2 MiB at a time: every step is one new
@@ -519,30 +640,32 @@ TEST_F_TIMEOUT(vmm, grow, 300)
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, GIB));
 }
 
-/* One allocation at two addresses: what is written through one is read
- * through the other, by copies. */
+/* One allocation at several addresses: what is written through one is read
+ * through the others, by copies. */
 TEST_F(vmm, alias_memcpy)
 {
 	CUmemGenericAllocationHandle h = 0;
 	CUdeviceptr a, b = 0;
 
 	a = map_new(_metadata, &self->l, 0, 4 * MIB, &h);
+	/* Twice more, in one reservation. */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&b, 8 * MIB, 0, 0, 0));
-	/* Twice more: the whole allocation, and its second half. */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(b, 4 * MIB, 0, h, 0));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(b + 4 * MIB, GRAN, GRAN, h, 0));
-	ASSERT_EQ(CUDA_SUCCESS, set_access_all(b, 6 * MIB, self->l.ndev,
+	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(b + 4 * MIB, 4 * MIB, 0, h, 0));
+	ASSERT_EQ(CUDA_SUCCESS, set_access_all(b, 8 * MIB, self->l.ndev,
 					       CU_MEM_ACCESS_FLAGS_PROT_READWRITE));
 	ASSERT_TRUE(put_pattern(a, 4 * MIB, 7));
 	ASSERT_TRUE(has_pattern(b, 4 * MIB, 7));
-	ASSERT_TRUE(put_pattern(b + 4 * MIB, GRAN, 8));
+	ASSERT_TRUE(has_pattern(b + 4 * MIB, 4 * MIB, 7));
+	ASSERT_TRUE(put_pattern(b + 4 * MIB + GRAN, GRAN, 8));
 	ASSERT_TRUE(has_pattern(a + GRAN, GRAN, 8));
 	ASSERT_TRUE(has_pattern(b + GRAN, GRAN, 8));
-	/* A device-to-device copy from one alias onto the other. */
+	/* A device-to-device copy from one alias onto another. */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoD(b, a + GRAN, GRAN));
 	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
 	ASSERT_TRUE(has_pattern(a, GRAN, 8));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(b, 6 * MIB));
+	ASSERT_TRUE(has_pattern(b + 4 * MIB, GRAN, 8));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(b, 8 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(b, 8 * MIB));
 	ASSERT_TRUE(has_pattern(a, GRAN, 8));
 	unmap_free(_metadata, a, 4 * MIB, h);
@@ -618,11 +741,12 @@ TEST_F_TIMEOUT(vmm, access_launch, 300)
 	/* Nothing was written. */
 	ASSERT_EQ(CUDA_SUCCESS, gpu_read(0, va + GRAN, GRAN, NULL, &sum));
 	ASSERT_EQ(pattern_checksum(5, va + GRAN, GRAN), sum);
+	/* Copies by device 0 into it are refused as the launch was. */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(va, 1, 1));
 	/* No access: a read faults too. */
-	ASSERT_EQ(CUDA_SUCCESS, set_access_all(va, GRAN, 1, CU_MEM_ACCESS_FLAGS_PROT_NONE));
+	ASSERT_EQ(CUDA_SUCCESS, set_access_all(va, 4 * MIB, 1, CU_MEM_ACCESS_FLAGS_PROT_NONE));
 	ASSERT_EQ(CUDA_ERROR_ILLEGAL_ADDRESS, gpu_read(0, va, PAGE, NULL, &sum));
-	/* Copies by device 0 are refused as the launch was. */
-	ASSERT_NE(CUDA_SUCCESS, cuMemsetD8(va, 1, 1));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(&sum, va, 8));
 	/* Read-write again. */
 	ASSERT_EQ(CUDA_SUCCESS, set_access_all(va, 4 * MIB, self->l.ndev,
 					       CU_MEM_ACCESS_FLAGS_PROT_READWRITE));
@@ -640,17 +764,27 @@ TEST_F_TIMEOUT(vmm, host_located, 300)
 	CUmemGenericAllocationHandle h = 0;
 	CUmemAccessDesc d[2];
 	unsigned long long *w, sum = 0;
-	CUdeviceptr va = 0;
-	unsigned int type = 0;
+	CUdeviceptr va = 0, base = 7;
+	size_t size = 0;
 
 	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, 4 * MIB, &p, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&va, 4 * MIB, 0, 0, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va, 4 * MIB, 0, h, 0));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, get_access(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0, va));
 	d[0] = access_desc(CU_MEM_LOCATION_TYPE_HOST, 0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 	d[1] = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va, 4 * MIB, d, 2));
-	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, get_access(CU_MEM_LOCATION_TYPE_HOST, 0, va));
-	ASSERT_EQ(CUDA_SUCCESS, cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, va));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+		  get_access(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0, va));
+	/* HOST_NUMA_CURRENT names no accessor. */
+	d[0].location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(va, 4 * MIB, d, 1));
+	ASSERT_EQ(CU_MEMORYTYPE_HOST, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, va));
+	ASSERT_EQ(va + 8, ptr_attr(CU_POINTER_ATTRIBUTE_HOST_POINTER, va + 8));
+	/* NVIDIA's driver gives host memory no base here. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAddressRange(&base, &size, va + 8));
+	ASSERT_EQ(0, base);
+	ASSERT_EQ(4 * MIB, size);
 	w = (unsigned long long *)(uintptr_t)va;
 	ASSERT_EQ(0, w[0]);	/* zeroed */
 	vmm_peer_fill(w, 4 * MIB, 3);
@@ -662,11 +796,18 @@ TEST_F_TIMEOUT(vmm, host_located, 300)
 		ASSERT_EQ(uvmSimPatternWord(9, va + GRAN + 8), w[GRAN / 8 + 1]);
 		ASSERT_EQ(vmm_peer_word(3, 1), w[1]);
 	}
-	/* The CPU loses its write: loads still work. */
-	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+	/* A synchronous set of host memory is done when it returns. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD32(va, 0x600d, 2));
+	ASSERT_EQ(0x0000600d0000600dULL, w[0]);
+	/* The CPU loses its write: loads still work.  HOST_NUMA reports the
+	 * host's own right; HOST, as NVIDIA's driver answers it, what the host
+	 * or the current device may do. */
+	d[0] = access_desc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0, CU_MEM_ACCESS_FLAGS_PROT_READ);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va, 4 * MIB, d, 1));
 	ASSERT_EQ(vmm_peer_word(3, 1), w[1]);
-	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, get_access(CU_MEM_LOCATION_TYPE_HOST, 0, va));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, get_access(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0, va));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+		  get_access(CU_MEM_LOCATION_TYPE_HOST, 0, va));
 	unmap_free(_metadata, va, 4 * MIB, h);
 }
 
@@ -676,23 +817,31 @@ static int cpu_store(void *arg)
 	return 0;
 }
 
-/* The CPU may not touch GPU memory, nor host memory without access. */
+/* The CPU may not touch GPU memory, host memory without access, a
+ * reservation, nor write where it may only read: SIGSEGV, as with
+ * NVIDIA's driver ("vmm.touch.*", "vmm.host.*"). */
 TEST_F(vmm, cpu_no_access)
 {
 	CUmemAllocationProp p = prop_host();
 	CUmemGenericAllocationHandle h = 0, hd = 0;
-	CUdeviceptr va = 0, vd;
-	int st;
+	CUmemAccessDesc d = access_desc(CU_MEM_LOCATION_TYPE_HOST, 0, CU_MEM_ACCESS_FLAGS_PROT_READ);
+	CUdeviceptr va = 0, vd, vr = 0;
 
 	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, GRAN, &p, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&va, GRAN, 0, 0, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va, GRAN, 0, h, 0));
 	/* Mapped, but no host access yet. */
-	st = in_child(cpu_store, (void *)(uintptr_t)va);
-	ASSERT_EQ(128 + SIGBUS, st);
+	ASSERT_EQ(128 + SIGSEGV, in_child(cpu_store, (void *)(uintptr_t)va));
+	/* Read-only for the host: loads work, stores fault. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va, GRAN, &d, 1));
+	ASSERT_EQ(0, *(volatile unsigned long long *)(uintptr_t)va);
+	ASSERT_EQ(128 + SIGSEGV, in_child(cpu_store, (void *)(uintptr_t)va));
+	/* GPU memory, and a bare reservation. */
 	vd = map_new(_metadata, &self->l, 0, GRAN, &hd);
-	st = in_child(cpu_store, (void *)(uintptr_t)vd);
-	ASSERT_EQ(128 + SIGBUS, st);
+	ASSERT_EQ(128 + SIGSEGV, in_child(cpu_store, (void *)(uintptr_t)vd));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&vr, GRAN, 0, 0, 0));
+	ASSERT_EQ(128 + SIGSEGV, in_child(cpu_store, (void *)(uintptr_t)vr));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(vr, GRAN));
 	unmap_free(_metadata, vd, GRAN, hd);
 	unmap_free(_metadata, va, GRAN, h);
 }
@@ -763,17 +912,27 @@ TEST_F(vmm, release_while_mapped)
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 4 * MIB));
 }
 
-/* Freeing a reservation with mappings in it frees them too. */
+/* A reservation with mappings in it is not freed; once they are gone it
+ * is. */
 TEST_F(vmm, free_while_mapped)
 {
 	CUmemGenericAllocationHandle h = 0;
 	unsigned long long used = vidmem_used(0);
-	CUdeviceptr va;
+	CUdeviceptr va, again = 0;
 
 	va = map_new(_metadata, &self->l, 0, 4 * MIB, &h);
+	ASSERT_TRUE(put_pattern(va, 4 * MIB, 91));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 4 * MIB));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(va, 4 * MIB));
+	ASSERT_TRUE(has_pattern(va, 4 * MIB, 91));
+	ASSERT_EQ(used + 4 * MIB, vidmem_used(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va, 4 * MIB));
 	ASSERT_EQ(used, vidmem_used(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 4 * MIB));
+	/* The addresses are free again: a hint gets them. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&again, 4 * MIB, 0, va, 0));
+	ASSERT_EQ(va, again);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(again, 4 * MIB));
 }
 
 /* One cuMemUnmap over several mappings and holes between them. */
@@ -796,8 +955,9 @@ TEST_F(vmm, unmap_span)
 	ASSERT_EQ(used + 12 * MIB, vidmem_used(0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va, 20 * MIB));
 	ASSERT_EQ(used, vidmem_used(0));
-	/* Nothing is mapped there any more. */
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(va, 4 * MIB));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPED, va + 16 * MIB));
+	/* Nothing is mapped there any more: nothing to do. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va, 32 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 32 * MIB));
 }
 
@@ -825,41 +985,70 @@ TEST_F(vmm, retain)
 }
 
 /* Pointer attributes and cuMemGetAddressRange of VMM memory: the range is
- * the mapping, the memory the allocation's. */
+ * the reservation, the mapping the cuMemMap, access the current device's. */
 TEST_F(vmm, pointer_attributes)
 {
 	CUmemAllocationProp p = prop_dev(self->l.ndev - 1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUpointer_attribute at[3] = { CU_POINTER_ATTRIBUTE_MAPPED,
+				      CU_POINTER_ATTRIBUTE_ACCESS_FLAGS,
+				      CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR };
+	unsigned long long v[3] = { 7, 7, 7 };
+	void *data[3] = { &v[0], &v[1], &v[2] };
 	CUmemGenericAllocationHandle h = 0;
-	CUdeviceptr va = 0, base = 0;
+	CUdeviceptr va = 0, base = 0, m = va + 2 * GRAN;
 	size_t size = 0;
 	CUmemAccessDesc d;
+	struct cudaPointerAttributes ra;
 
 	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&h, 4 * MIB, &p, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&va, 16 * MIB, 0, 0, 0));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(va + 2 * GRAN, 4 * MIB, 0, h, 0));
+	m = va + 2 * GRAN;
+	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(m, 4 * MIB, 0, h, 0));
+	/* No access for the current device: no device pointer. */
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_POINTER, m));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, m));
 	d = access_desc(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_READ);
-	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(va + 2 * GRAN, 4 * MIB, &d, 1));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAddressRange(&base, &size, va + 2 * GRAN + 12345));
-	ASSERT_EQ(va + 2 * GRAN, base);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemSetAccess(m, 4 * MIB, &d, 1));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAddressRange(&base, &size, m + 12345));
+	ASSERT_EQ(m, base);
 	ASSERT_EQ(4 * MIB, size);
 	ASSERT_EQ(CUDA_ERROR_NOT_FOUND, cuMemGetAddressRange(&base, &size, va));
-	ASSERT_EQ(CU_MEMORYTYPE_DEVICE, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, va + 2 * GRAN));
-	ASSERT_EQ(self->l.ndev - 1, (int)ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va + 5 * MIB));
-	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPED, va + 2 * GRAN));
-	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_IS_MANAGED, va + 2 * GRAN));
-	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, va + 2 * GRAN));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_CONTEXT, m));
+	ASSERT_EQ(CU_MEMORYTYPE_DEVICE, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, m));
+	ASSERT_EQ(m + 5, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_POINTER, m + 5));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_HOST_POINTER, m));
+	ASSERT_EQ(self->l.ndev - 1, (int)ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, m + MIB));
+	ASSERT_EQ(1, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPED, m));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_IS_MANAGED, m));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, m));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, m));
 	ASSERT_EQ(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-		  ptr_attr(CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES, va + 2 * GRAN));
-	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ,
-		  ptr_attr(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, va + 2 * GRAN));
-	ASSERT_EQ(va + 2 * GRAN, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, va + 5 * MIB));
-	ASSERT_EQ(4 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_SIZE, va + 5 * MIB));
-	ASSERT_EQ(va + 2 * GRAN, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, va + 5 * MIB));
-	ASSERT_EQ(4 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, va + 5 * MIB));
-	ASSERT_EQ(va + 5 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_DEVICE_POINTER, va + 5 * MIB));
+		  ptr_attr(CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES, m));
+	ASSERT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, ptr_attr(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, m));
+	ASSERT_EQ(va, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, m + 3 * MIB));
+	ASSERT_EQ(16 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_RANGE_SIZE, m + 3 * MIB));
+	ASSERT_EQ(m, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, m + 3 * MIB));
+	ASSERT_EQ(4 * MIB, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, m + 3 * MIB));
+	ASSERT_NE(0, ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, m));
+	ASSERT_EQ(ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, m),
+		  ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, m + 3 * MIB));
+	ASSERT_NE(0, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, m));
+	ASSERT_EQ(CUDA_SUCCESS, cuPointerGetAttributes(3, at, data, m + 10));
+	ASSERT_EQ(1, v[0] & 0xffffffff);
+	ASSERT_EQ(1, v[1] & 0xffffffff);
+	ASSERT_EQ(m, v[2]);
+	/* The runtime's view: device memory of its device. */
+	ASSERT_EQ(cudaSuccess, cudaPointerGetAttributes(&ra, (void *)(uintptr_t)m));
+	ASSERT_EQ(cudaMemoryTypeDevice, ra.type);
+	ASSERT_EQ(self->l.ndev - 1, ra.device);
+	ASSERT_EQ(NULL, ra.hostPointer);
 	/* A reserved address with nothing mapped is no memory. */
 	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, va));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(va + 2 * GRAN, 4 * MIB));
+	ASSERT_EQ(CUDA_SUCCESS, cuPointerGetAttributes(3, at, data, va));
+	ASSERT_EQ(0, v[0] & 0xffffffff);
+	ASSERT_EQ(0, v[2]);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemUnmap(m, 4 * MIB));
+	ASSERT_EQ(~0ULL, ptr_attr(CU_POINTER_ATTRIBUTE_MAPPED, m));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressFree(va, 16 * MIB));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
 }
@@ -889,7 +1078,7 @@ TEST_F(vmm, export_import_self)
 	CUmemGenericAllocationHandle h = 0, h2 = 0, hn = 0;
 	CUmemAllocationProp p = prop_dev(0, CU_MEM_HANDLE_TYPE_NONE), q;
 	CUdeviceptr va, vb = 0;
-	int fd = -1;
+	int fd = -1, fd2 = -1;
 
 	va = map_new(_metadata, &self->l, 0, 4 * MIB, &h);
 	ASSERT_TRUE(put_pattern(va, 4 * MIB, 51));
@@ -898,9 +1087,13 @@ TEST_F(vmm, export_import_self)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemImportFromShareableHandle(&h2, (void *)(uintptr_t)fd,
 		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	ASSERT_NE(h, h2);
+	/* An import reports no handle types and is not exported again. */
 	ASSERT_EQ(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h2));
 	ASSERT_EQ(CU_MEM_LOCATION_TYPE_DEVICE, q.location.type);
-	ASSERT_EQ(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, q.requestedHandleTypes);
+	ASSERT_EQ(CU_MEM_HANDLE_TYPE_NONE, q.requestedHandleTypes);
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd2, h2,
+		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	ASSERT_EQ(0, close(fd));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemAddressReserve(&vb, 4 * MIB, 0, 0, 0));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemMap(vb, 4 * MIB, 0, h2, 0));
@@ -909,6 +1102,15 @@ TEST_F(vmm, export_import_self)
 	ASSERT_TRUE(has_pattern(vb, 4 * MIB, 51));
 	ASSERT_EQ(ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, va),
 		  ptr_attr(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, vb));
+	ASSERT_EQ(0, ptr_attr(CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES, vb));
+	/* Retained through the import's mapping: the import's handle. */
+	{
+		CUmemGenericAllocationHandle r = 0;
+
+		ASSERT_EQ(CUDA_SUCCESS, cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)vb));
+		ASSERT_EQ(h2, r);
+		ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(r));
+	}
 	ASSERT_NE(ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, va),
 		  ptr_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, vb));
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h2));
@@ -919,14 +1121,30 @@ TEST_F(vmm, export_import_self)
 		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, h,
 		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
-	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&hn, GRAN, &p, 0));
-	ASSERT_NE(CUDA_SUCCESS, cuMemExportToShareableHandle(&fd, hn,
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, h,
+		  CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, 0,
 		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	/* Created without the type: not exportable, fd untouched. */
+	ASSERT_EQ(CUDA_SUCCESS, cuMemCreate(&hn, GRAN, &p, 0));
+	fd = -7;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, hn,
+		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_EQ(-7, fd);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(hn));
-	ASSERT_NE(CUDA_SUCCESS, cuMemImportFromShareableHandle(&h2, (void *)(uintptr_t)999,
+	/* Descriptors that are no exported allocation: CUDA_ERROR_UNKNOWN. */
+	ASSERT_EQ(CUDA_ERROR_UNKNOWN, cuMemImportFromShareableHandle(&h2, (void *)(uintptr_t)999,
 		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
-	ASSERT_NE(CUDA_SUCCESS, cuMemImportFromShareableHandle(&h2, (void *)(uintptr_t)0,
+	ASSERT_EQ(CUDA_ERROR_UNKNOWN, cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)-1,
 		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(CUDA_ERROR_UNKNOWN, cuMemImportFromShareableHandle(&h2, (void *)(uintptr_t)fd,
+		  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2,
+		  (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_NONE));
+	ASSERT_EQ(CUDA_ERROR_NOT_SUPPORTED, cuMemImportFromShareableHandle(&h2,
+		  (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_FABRIC));
+	close(fd);
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(NULL,
 		  (void *)(uintptr_t)0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	unmap_free(_metadata, va, 4 * MIB, h);
@@ -1083,8 +1301,11 @@ TEST_F(vmm, map_array)
 	CUarrayMapInfo mi;
 
 	memset(&mi, 0, sizeof(mi));
-	ASSERT_NE(CUDA_SUCCESS, cuMemMapArrayAsync(&mi, 1, self->l.s));
-	ASSERT_NE(CUDA_SUCCESS, cuMemMapArrayAsync(NULL, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMapArrayAsync(&mi, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMapArrayAsync(&mi, 0, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemMapArrayAsync(NULL, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuMemMapArrayAsync(&mi, 1, (CUstream)(uintptr_t)8));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
 }
 
 TEST_HARNESS_MAIN

@@ -291,5 +291,10 @@ PROBE_TEST(probe_devmem)
  * memory, host flags, which memory each copy and set accepts, the runtime
  * forms. */
 PROBE_TEST(probe_copy)
+/* Virtual memory management: granularity, reservations, physical
+ * allocations, mappings, access, retain/release, properties, export and
+ * import (also to a second process), pointer attributes, copies and sets,
+ * host-located memory and CPU touches; crashing cases one process each. */
+PROBE_TEST(probe_vmm)
 
 TEST_HARNESS_MAIN

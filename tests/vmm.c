@@ -13,6 +13,7 @@
  * checked to the chunk, so the suite runs with vidmem_mb=64.
  */
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -1068,6 +1069,39 @@ TEST_F(vmm, many_mappings_of_one_allocation)
 	EXPECT_EQ(-EREMOTEIO, err);
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 	munmap(r, n * G);
+}
+
+/* An exported file alone keeps the module loaded, and the memory */
+TEST_F(vmm, rmmod_refused_while_exported)
+{
+	int fd2 = uvm_open(), sfd;
+	uint64_t h;
+	long ret;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, mem_create(fd2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &h));
+	sfd = mem_export(fd2, h);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, close(fd2));
+	uvm_dev_teardown(&self->dev);
+
+	/* No VA space is left: only the exported file holds the module. */
+	ret = syscall(SYS_delete_module, "uvm", O_NONBLOCK);
+	if (ret && errno == EPERM) {
+		close(sfd);
+		UVM_SKIP("no CAP_SYS_MODULE");
+	}
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EWOULDBLOCK, errno);
+
+	/* A new VA space imports it: the memory survived. */
+	self->dev.fd = uvm_open();
+	ASSERT_LE(0, self->dev.fd);
+	ASSERT_EQ(0, mem_import(self->dev.fd, sfd, &h));
+	EXPECT_EQ(self->used0[1] + 2 * G, uvm_vidmem_used(self->dev.fd, 1));
+	EXPECT_EQ(0, close(sfd));
+	EXPECT_EQ(0, mem_release(self->dev.fd, h));
+	EXPECT_EQ(self->used0[1], uvm_vidmem_used(self->dev.fd, 1));
 }
 
 TEST_HARNESS_MAIN

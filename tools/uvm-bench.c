@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * uvm-bench - the performance report of the UVM driver (issue 5).
+ * uvm-bench - the performance report of the UVM driver.
  *
  * Measures, in one run in one guest, the nine lines of the report, each as a
  * raw value and as a ratio to a reference measured in the same run:
@@ -36,7 +36,7 @@
  *
  * It prints a table on stdout (progress on stderr) and with --json FILE
  * writes every raw value, ratio, target and the environment.  Targets come
- * from issue 5 and are informational: nothing here fails on timing.  A
+ * from the project brief and are informational: nothing here fails on timing.  A
  * benchmark, not a test: it exits non-zero only when an operation fails.
  * Documentation/performance.rst explains each line and the latest report.
  *
@@ -1976,7 +1976,7 @@ static void print_table(double secs)
 		       r->ratio, r->real, r->target, r->met);
 	}
 	printf("\nreal driver: H100/H200 ratios (Documentation/performance.rst); "
-	       "targets: issue 5, informational\n");
+	       "targets: the project's, informational\n");
 }
 
 static void usage(void)

@@ -63,6 +63,7 @@ struct Side {
 	uint64_t addr = 0;
 	Allocation *a = nullptr;	/* nullptr: ordinary process memory */
 	bool vmm = false;		/* in a reservation (cuMemAddressReserve) */
+	bool vmm_host = false;		/* ... of host-located memory */
 };
 
 /**
@@ -91,10 +92,14 @@ CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
 	}
 	/* VMM memory: inside one reservation; the driver checks that every
 	 * byte is mapped with the copying GPU's right (-EINVAL, -EPERM). */
-	uint64_t rbase, rsize;
-	if (find_reservation(p, &rbase, &rsize)) {
+	uint64_t rbase;
+	if (const Reservation *res = find_reservation(p, &rbase)) {
+		struct uvm_ioc_mem_query q;
+
 		side->vmm = true;
-		return p + n - rbase <= rsize ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+		side->vmm_host = !vmm_query(p, &q) && q.mapping_size &&
+				 q.location.type != UVM_LOCATION_GPU;
+		return p + n - rbase <= res->size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	}
 	if (touches_library_memory(p, n))
 		return CUDA_ERROR_INVALID_VALUE;
@@ -103,12 +108,14 @@ CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
 	return CUDA_SUCCESS;
 }
 
-/* Device or managed memory without SYNC_MEMOPS: work on it need not finish
- * before a synchronous call returns. */
+/* Device or managed memory without SYNC_MEMOPS, GPU-located VMM memory:
+ * work on it need not finish before a synchronous call returns. */
 bool async_ok(const Side &s)
 {
-	return s.vmm || (s.a && (s.a->kind == Kind::device || s.a->kind == Kind::managed) &&
-			 !s.a->sync_memops);
+	if (s.vmm)
+		return !s.vmm_host;
+	return s.a && (s.a->kind == Kind::device || s.a->kind == Kind::managed) &&
+	       !s.a->sync_memops;
 }
 
 /* The driver's refusals at submission, as CUDA names them. */

@@ -4,7 +4,7 @@
  *
  * Layering (Documentation/libuvm.rst):
  *
- *   public cu* / cuda* / uvm* function       (api_*.cpp, runtime.cpp, sim.cpp)
+ *   public cu* / cuda* / uvm* function       (memory.cpp, vmm.cpp, ..., sim.cpp)
  *     -> argument checks in CUDA's order, the userspace tables below
  *     -> a zero-initialised uapi structure
  *     -> uvm::Device::ioctl(): one ioctl(2), EINTR retried, -errno returned
@@ -15,11 +15,12 @@
  * CUDA_ERROR_OUT_OF_MEMORY, anything else CUDA_ERROR_UNKNOWN.
  *
  * Locking: State::mu (one mutex) protects every table of State: contexts,
- * streams, events, allocations and their last-prefetch shadows.  It is held
- * across the short ioctls (ADVISE, MIGRATE submission, RANGE_QUERY,
- * POINTER_INFO, mmap/munmap) so that an allocation cannot disappear under a
- * call using it, and never across a blocking wait (FENCE_WAIT without POLL,
- * a simulated launch).  FenceTracker::mu is a leaf lock.
+ * streams, events, allocations and their last-prefetch shadows, VMM
+ * reservations and handle flags.  It is held across the short ioctls
+ * (ADVISE, MIGRATE submission, RANGE_QUERY, POINTER_INFO, the MEM_* ioctls,
+ * mmap/munmap) so that an allocation cannot disappear under a call using
+ * it, and never across a blocking wait (FENCE_WAIT without POLL, a
+ * simulated launch).  FenceTracker::mu is a leaf lock.
  */
 #ifndef LIBUVM_INTERNAL_H
 #define LIBUVM_INTERNAL_H
@@ -285,6 +286,35 @@ struct Allocation {
 	uint64_t read_mask = 0;		/* UVM_PROCESSOR_MASK bits */
 	uint64_t write_mask = 0;
 	struct uvm_location location {};	/* where the memory lives */
+	uint64_t res_base = 0;		/* RANGE_START_ADDR: the reservation */
+	uint64_t res_size = 0;		/* RANGE_SIZE */
+};
+
+/**
+ * struct Reservation - an address reservation (cuMemAddressReserve): an
+ * mmap of /dev/uvm at UVM_MMAP_RESERVE.  What is mapped there is the
+ * driver's to say (UVM_IOC_MEM_QUERY); @mappings mirrors the cuMemMap calls
+ * that succeeded and the cuMemUnmap calls that removed them, only to
+ * answer what the driver has no query for: "is anything mapped in this
+ * reservation" (cuMemAddressFree) and "does this range cover whole
+ * mappings" (cuMemSetAccess).
+ */
+struct Reservation {
+	uint64_t size = 0;
+	std::map<uint64_t, uint64_t> mappings;	/* start -> bytes */
+};
+
+/**
+ * struct VmmHandle - what CUDA reports of a VMM handle that the driver does
+ * not keep: the allocation flags it was created with, and whether it came
+ * from an import (NVIDIA's driver reports no handle types for those and
+ * refuses to export them again).  Forgotten with the handle's last
+ * reference.
+ */
+struct VmmHandle {
+	bool imported = false;
+	unsigned char compression = 0;	/* CUmemAllocationProp.allocFlags */
+	unsigned char rdma = 0;
 };
 
 /* Per-thread state. */
@@ -316,7 +346,8 @@ struct State {
 	std::unordered_set<Event *> known_events;
 	std::map<uint64_t, Allocation> allocations;	/* base -> allocation */
 	std::map<uint64_t, Chunk> chunks;	/* base -> mapping of the library */
-	std::map<uint64_t, uint64_t> reservations;	/* cuMemAddressReserve: base -> size */
+	std::map<uint64_t, Reservation> reservations;	/* cuMemAddressReserve: base -> */
+	std::map<uint64_t, VmmHandle> vmm_handles;	/* live VMM handles of libuvm */
 	uint64_t next_buffer_id = 0;	/* the last buffer id handed out */
 	std::atomic<uint64_t> last_fence{0};	/* highest fence submitted */
 	std::vector<bool> rt_retained;	/* the runtime holds the primary ctx */
@@ -346,15 +377,20 @@ bool driver_has_memory_api();
 /* Virtual memory management (vmm.cpp).  Does the driver have the MEM_*
  * ioctls (UVM_CAP_VMM)? */
 bool driver_has_vmm();
-/* The reservation of cuMemAddressReserve holding ptr, or false
- * (State::mu held). */
-bool find_reservation(uint64_t ptr, uint64_t *base, uint64_t *size);
+/* The reservation of cuMemAddressReserve holding ptr, or nullptr; its base
+ * in *base (State::mu held). */
+Reservation *find_reservation(uint64_t ptr, uint64_t *base);
 /* UVM_IOC_MEM_QUERY of an address; 0 or -errno. */
 int vmm_query(uint64_t ptr, struct uvm_ioc_mem_query *q);
 /* Describe the VMM mapping holding ptr as an Allocation of Kind::vmm (the
  * pointer attributes, cuMemGetAddressRange); false when ptr is no mapped
  * VMM memory.  State::mu held. */
 bool vmm_describe(uint64_t ptr, Allocation *out);
+/* The access flags (CU_MEM_ACCESS_FLAGS_PROT_*) processor proc
+ * (UVM_PROCESSOR_*) has over a mapping vmm_describe() gave. */
+uint32_t vmm_access(const Allocation &a, int proc);
+/* The device of the calling thread's current context, or 0. */
+int current_device();
 
 /* Range checks against a managed allocation (State::mu held). */
 enum class RangeKind { ok, empty, invalid };

@@ -66,7 +66,7 @@ bool touches_library_memory(uint64_t ptr, uint64_t len)
 	if (it == s.reservations.begin())
 		return false;
 	--it;
-	return it->first + it->second > ptr;
+	return it->first + it->second.size > ptr;
 }
 
 bool driver_has_memory_api()
@@ -592,8 +592,13 @@ extern "C" CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
 	std::lock_guard<std::mutex> lock(state().mu);
 	Allocation vmm;
 	Allocation *a = find_allocation(dptr);
-	if (!a && vmm_describe(dptr, &vmm))
-		a = &vmm;	/* VMM memory: the mapping holding dptr */
+	if (!a && vmm_describe(dptr, &vmm)) {
+		/* VMM memory: the mapping holding dptr; NVIDIA's driver gives
+		 * host-located memory no base ("vmm.pa.addressrange.host"). */
+		a = &vmm;
+		if (vmm.location.type != UVM_LOCATION_GPU)
+			vmm.base = 0;
+	}
 	if (!a)
 		return CUDA_ERROR_NOT_FOUND;
 	if (pbase)

@@ -16,6 +16,12 @@
  * fails and cuPointerGetAttributes returns NVIDIA's defaults (the host
  * pointer is the pointer itself, the device ordinal CU_DEVICE_INVALID, the
  * range start and size are not written).
+ *
+ * VMM memory (vmm.cpp) is described by the driver (vmm_describe()), with
+ * NVIDIA's answers (probe_vmm.txt "vmm.pa.*"): no context, the reservation
+ * as the range and the cuMemMap as the mapping, the access flags and the
+ * device pointer of the current device, the handle types it was created
+ * with (none for an import), the allocation as MEMORY_BLOCK_ID.
  */
 #include <cstring>
 #include <unistd.h>
@@ -41,19 +47,6 @@ uint32_t va_space_token()
 	return static_cast<uint32_t>(getpid()) & 0xffff;
 }
 
-/* The access flags (CU_MEM_ACCESS_FLAGS_PROT_*) of VMM memory for the
- * current context's device (the memory's own without one). */
-uint32_t vmm_access_flags(const Allocation *a)
-{
-	const ThreadState &ts = thread_state();
-	int dev = !ts.stack.empty() && ts.stack.back() ? ts.stack.back()->device : a->device;
-	const uint64_t bit = UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(dev < 0 ? 0 : dev));
-
-	if (a->write_mask & bit)
-		return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-	return (a->read_mask & bit) ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_NONE;
-}
-
 /**
  * vmm_attribute() - one attribute of VMM memory
  * @a:		the mapping, as vmm_describe() gives it
@@ -67,6 +60,7 @@ uint32_t vmm_access_flags(const Allocation *a)
 CUresult vmm_attribute(const Allocation *a, uint64_t ptr, int attr, void *data)
 {
 	const bool host = a->location.type != UVM_LOCATION_GPU;
+	const uint32_t access = vmm_access(*a, UVM_PROCESSOR_GPU(current_device()));
 
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
@@ -77,6 +71,10 @@ CUresult vmm_attribute(const Allocation *a, uint64_t ptr, int attr, void *data)
 		put32(data, host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE);
 		break;
 	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		/* Only where the current device may access it
+		 * ("vmm.pa.noaccess.3"). */
+		if (access == CU_MEM_ACCESS_FLAGS_PROT_NONE)
+			return CUDA_ERROR_INVALID_VALUE;
 		put64(data, ptr);
 		break;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
@@ -105,13 +103,13 @@ CUresult vmm_attribute(const Allocation *a, uint64_t ptr, int attr, void *data)
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
 		put32(data, static_cast<uint32_t>(a->device));
 		break;
-	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-		put64(data, a->base);
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:	/* the reservation */
+		put64(data, a->res_base);
 		break;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-		put64(data, a->size);
+		put64(data, a->res_size);
 		break;
-	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:	/* the cuMemMap */
 		put64(data, a->map_base);
 		break;
 	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
@@ -120,8 +118,8 @@ CUresult vmm_attribute(const Allocation *a, uint64_t ptr, int attr, void *data)
 	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
 		put64(data, a->handle_types);
 		break;
-	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-		put32(data, vmm_access_flags(a));
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:	/* the current device's */
+		put32(data, access);
 		break;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -313,8 +311,18 @@ extern "C" CUresult cuPointerGetAttributes(unsigned int numAttributes,
 			if (!data[i] || attr == CU_POINTER_ATTRIBUTE_P2P_TOKENS)
 				return CUDA_ERROR_INVALID_VALUE;
 			/* Device memory has no host pointer: the default (not
-			 * probed; cudaPointerGetAttributes' hostPointer is NULL). */
-			if (a && a->kind == Kind::device && attr == CU_POINTER_ATTRIBUTE_HOST_POINTER) {
+			 * probed; cudaPointerGetAttributes' hostPointer is NULL);
+			 * nor GPU-located VMM memory, nor a device pointer where
+			 * the device has no access. */
+			if (a && attr == CU_POINTER_ATTRIBUTE_HOST_POINTER &&
+			    (a->kind == Kind::device ||
+			     (a->kind == Kind::vmm && a->location.type == UVM_LOCATION_GPU))) {
+				put64(data[i], 0);
+				continue;
+			}
+			if (a && a->kind == Kind::vmm && attr == CU_POINTER_ATTRIBUTE_DEVICE_POINTER &&
+			    vmm_access(*a, UVM_PROCESSOR_GPU(current_device())) ==
+				    CU_MEM_ACCESS_FLAGS_PROT_NONE) {
 				put64(data[i], 0);
 				continue;
 			}

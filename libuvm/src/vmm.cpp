@@ -6,28 +6,33 @@
  *
  * Everything lives in the driver (uapi/uvm.h, API 1.3): a reservation is an
  * mmap of /dev/uvm at UVM_MMAP_RESERVE, a physical allocation a handle of
- * the VA space (UVM_IOC_MEM_CREATE, the handle is the driver's), a mapping
- * UVM_IOC_MEM_MAP of a handle into a reservation, access UVM_IOC_MEM_SET_ACCESS.
- * libuvm keeps only the reservations it made (State::reservations), so that
- * copies, pointer attributes and host registration know the addresses; what
- * is mapped there, with which rights, is asked of the driver
- * (UVM_IOC_MEM_QUERY, UVM_IOC_POINTER_INFO), never shadowed.
+ * the VA space (UVM_IOC_MEM_CREATE; CUDA's handle is the driver's), a
+ * mapping UVM_IOC_MEM_MAP of a handle into a reservation, access
+ * UVM_IOC_MEM_SET_ACCESS, sharing UVM_IOC_MEM_EXPORT/IMPORT.  What is mapped
+ * where, with which rights, is asked of the driver (UVM_IOC_MEM_QUERY,
+ * UVM_IOC_POINTER_INFO).  libuvm keeps only what the driver has no query
+ * for: its reservations with the extents of the mappings made in them
+ * (struct Reservation), and the CUDA flags of its handles (struct
+ * VmmHandle).
  *
  * Reservations are aligned in userspace: an anonymous PROT_NONE placeholder
  * of size + alignment is mapped first, the reservation is mapped MAP_FIXED
  * over its aligned part, and the rest is unmapped.  A hint is honoured when
- * it is aligned and free (MAP_FIXED_NOREPLACE), otherwise it only steers the
- * placeholder, as CUDA treats it.
+ * it is free (MAP_FIXED_NOREPLACE), otherwise the reservation goes
+ * elsewhere, as with NVIDIA's driver.
  *
- * The return codes are NVIDIA's, recorded on an H200 with CUDA 13.0
- * (tests/real-driver/results/probe_vmm.txt, keys "vmm.*"); the driver's
- * -errno are mapped where a call makes them, because the VMM calls name
- * errors differently from the rest of the API (an unknown handle is
- * CUDA_ERROR_INVALID_VALUE, a mapped range CUDA_ERROR_INVALID_VALUE, ...).
+ * The return codes and the checks' order are NVIDIA's, recorded on an H200
+ * with CUDA 13.0 (tests/real-driver/results/probe_vmm.txt, "vmm.*"), which
+ * differ from what the rest of the API would suggest: an unknown handle is
+ * CUDA_ERROR_INVALID_VALUE, a mapping of part of an allocation
+ * CUDA_ERROR_NOT_SUPPORTED, a file descriptor that is no exported
+ * allocation CUDA_ERROR_UNKNOWN, unmapping where nothing is mapped
+ * succeeds; cuMemSetAccess changes whole mappings only, cuMemAddressFree
+ * refuses a reservation with mappings in it.
  */
+#include <algorithm>
 #include <cerrno>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -38,19 +43,18 @@ bool driver_has_vmm()
 	return state().dev.version.caps & UVM_CAP_VMM;
 }
 
-bool find_reservation(uint64_t ptr, uint64_t *base, uint64_t *size)
+Reservation *find_reservation(uint64_t ptr, uint64_t *base)
 {
-	const auto &t = state().reservations;
+	auto &t = state().reservations;
 	auto it = t.upper_bound(ptr);
 
 	if (it == t.begin())
-		return false;
+		return nullptr;
 	--it;
-	if (ptr - it->first >= it->second)
-		return false;
+	if (ptr - it->first >= it->second.size)
+		return nullptr;
 	*base = it->first;
-	*size = it->second;
-	return true;
+	return &it->second;
 }
 
 int vmm_query(uint64_t ptr, struct uvm_ioc_mem_query *q)
@@ -60,15 +64,32 @@ int vmm_query(uint64_t ptr, struct uvm_ioc_mem_query *q)
 	return state().dev.ioctl(UVM_IOC_MEM_QUERY, q);
 }
 
+int current_device()
+{
+	const ThreadState &ts = thread_state();
+
+	return !ts.stack.empty() && ts.stack.back() ? ts.stack.back()->device : 0;
+}
+
+uint32_t vmm_access(const Allocation &a, int proc)
+{
+	const uint64_t bit = UVM_PROCESSOR_MASK(proc);
+
+	if (a.write_mask & bit)
+		return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	return (a.read_mask & bit) ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+}
+
 /**
  * vmm_describe() - a VMM mapping as the pointer attributes see it
  * @ptr:	any address
  * @out:	filled as an Allocation of Kind::vmm
  *
- * The range (RANGE_START_ADDR/RANGE_SIZE, cuMemGetAddressRange) and the
- * mapping (MAPPING_BASE_ADDR/MAPPING_SIZE) are the mapping of one cuMemMap
- * holding @ptr; BUFFER_ID is the mapping's id, MEMORY_BLOCK_ID the physical
- * allocation's (shared by every mapping of it, in every process).
+ * As NVIDIA's driver reports VMM memory (probe_vmm.txt "vmm.pa.*"): the
+ * range (RANGE_START_ADDR/RANGE_SIZE) is the reservation, the mapping
+ * (MAPPING_BASE_ADDR/MAPPING_SIZE, cuMemGetAddressRange) the cuMemMap
+ * holding @ptr; BUFFER_ID is the mapping's, MEMORY_BLOCK_ID the physical
+ * allocation's (shared by every mapping of it).
  *
  * Context: State::mu held.
  * Return: true when @ptr lies in a mapping of a reservation of libuvm.
@@ -77,100 +98,119 @@ bool vmm_describe(uint64_t ptr, Allocation *out)
 {
 	struct uvm_ioc_pointer_info info {};
 	struct uvm_ioc_mem_query q;
-	uint64_t rbase, rsize;
+	uint64_t rbase;
 
-	if (!find_reservation(ptr, &rbase, &rsize))
+	if (!find_reservation(ptr, &rbase))
 		return false;
 	info.address = ptr;
 	if (state().dev.ioctl(UVM_IOC_POINTER_INFO, &info) || !(info.flags & UVM_POINTER_VMM))
 		return false;
 	if (vmm_query(ptr, &q) || !q.mapping_size)
 		return false;
+	auto h = state().vmm_handles.find(q.handle);
+	const bool imported = h != state().vmm_handles.end() && h->second.imported;
+
 	out->kind = Kind::vmm;
 	out->base = q.mapping_start;
 	out->size = q.mapping_size;
 	out->map_base = q.mapping_start;
 	out->map_size = q.mapping_size;
+	out->res_base = q.reservation_start;
+	out->res_size = q.reservation_size;
 	out->buffer_id = info.buffer_id;
 	out->block_id = q.alloc_id;
 	out->location = q.location;
-	out->device = q.location.type == UVM_LOCATION_GPU ? q.location.id : CU_DEVICE_INVALID;
-	out->handle_types = q.handle_types;
+	/* Host memory: the current device ("vmm.pa.host.9"). */
+	out->device = q.location.type == UVM_LOCATION_GPU ? q.location.id : current_device();
+	out->handle_types = imported ? 0 : q.handle_types;
 	out->read_mask = q.read_mask;
 	out->write_mask = q.write_mask;
-	out->read_only = false;
 	out->sync_memops = false;
-	out->ctx = nullptr;
-	out->chunk = nullptr;
 	return true;
 }
 
 namespace {
 
-/* CUmemAllocationProp.location -> the driver's; CUDA's code for a bad one. */
-CUresult to_uvm_location(const CUmemLocation &l, struct uvm_location *out)
-{
-	switch (l.type) {
-	case CU_MEM_LOCATION_TYPE_DEVICE:
-		if (!valid_device(l.id))
-			return CUDA_ERROR_INVALID_DEVICE;
-		out->type = UVM_LOCATION_GPU;
-		out->id = l.id;
-		return CUDA_SUCCESS;
-	case CU_MEM_LOCATION_TYPE_HOST:
-		out->type = UVM_LOCATION_HOST;
-		out->id = 0;
-		return CUDA_SUCCESS;
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-		if (!valid_numa_node(l.id))
-			return CUDA_ERROR_INVALID_VALUE;
-		out->type = UVM_LOCATION_HOST_NUMA;
-		out->id = l.id;
-		return CUDA_SUCCESS;
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
-		out->type = UVM_LOCATION_HOST_NUMA_CURRENT;
-		out->id = 0;
-		return CUDA_SUCCESS;
-	default:
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-}
+/* The CUDA handle types the driver knows; others are ignored
+ * ("vmm.create.handletype0x10": created, reported as none). */
+constexpr unsigned int kKnownHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
 
 /**
- * check_prop() - a CUmemAllocationProp, as cuMemCreate and
- * cuMemGetAllocationGranularity check it
+ * check_prop() - a CUmemAllocationProp as cuMemCreate checks it
  * @prop:	the properties (not NULL)
- * @loc:	out: the driver's location
+ * @c:		out: the driver's location and handle types
+ *
+ * In NVIDIA's order ("vmm.create.*"): type, location, handle types,
+ * reserved fields.  A HOST location is any node (its id is ignored); a
+ * HOST_NUMA id must be a node with memory.
  *
  * Return: CUDA_SUCCESS or NVIDIA's code for the first bad field.
  */
-CUresult check_prop(const CUmemAllocationProp *prop, struct uvm_location *loc)
+CUresult check_prop(const CUmemAllocationProp *prop, struct uvm_ioc_mem_create *c)
 {
+	const unsigned int types = prop->requestedHandleTypes;
+
 	if (prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (CUresult r = to_uvm_location(prop->location, loc))
-		return r;
-	switch (prop->requestedHandleTypes) {
-	case CU_MEM_HANDLE_TYPE_NONE:
-	case CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR:
+	switch (prop->location.type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		if (!valid_device(prop->location.id))
+			return CUDA_ERROR_INVALID_DEVICE;
+		c->location.type = UVM_LOCATION_GPU;
+		c->location.id = prop->location.id;
 		break;
-	case CU_MEM_HANDLE_TYPE_WIN32:
-	case CU_MEM_HANDLE_TYPE_WIN32_KMT:
-	case CU_MEM_HANDLE_TYPE_FABRIC:
-		return CUDA_ERROR_NOT_SUPPORTED;
-	default:
+	case CU_MEM_LOCATION_TYPE_HOST:
+		/* Not shareable ("vmm.create.host.posix_fd"). */
+		if (types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+			return CUDA_ERROR_INVALID_VALUE;
+		c->location.type = UVM_LOCATION_HOST;
+		break;
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+		if (!valid_numa_node(prop->location.id))
+			return CUDA_ERROR_INVALID_VALUE;
+		c->location.type = UVM_LOCATION_HOST_NUMA;
+		c->location.id = prop->location.id;
+		break;
+	default:	/* HOST_NUMA_CURRENT included */
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	if (prop->allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_NONE)
-		return CUDA_ERROR_NOT_SUPPORTED;
+	if (types & (CU_MEM_HANDLE_TYPE_WIN32 | CU_MEM_HANDLE_TYPE_WIN32_KMT))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* No fabric (IMEX) here, as on a machine without its daemon. */
+	if (types & CU_MEM_HANDLE_TYPE_FABRIC)
+		return CUDA_ERROR_NOT_PERMITTED;
+	const auto &f = prop->allocFlags;
+	if (f.reserved[0] | f.reserved[1] | f.reserved[2] | f.reserved[3] ||
+	    prop->win32HandleMetaData)
+		return CUDA_ERROR_INVALID_VALUE;
+	c->handle_types = types & kKnownHandleTypes;
 	return CUDA_SUCCESS;
 }
 
 /**
+ * default_alignment() - where a reservation goes without an alignment
+ * @size:	its bytes
+ *
+ * The largest power of two up to the size, between the granularity and
+ * 1 GiB: a 2 MiB reservation is 2 MiB aligned, as NVIDIA's
+ * ("env.vmm.reserve.size2m.align_log2"), a larger one more, so that its
+ * large pages fit ("vmm.reserve.hint.align_conflict": a 4 MiB hint one
+ * granule into a 4 MiB reservation is not 4 MiB aligned).
+ */
+uint64_t default_alignment(uint64_t size)
+{
+	uint64_t a = kVmmGranularity;
+
+	while (a < (1ULL << 30) && a * 2 <= size)
+		a *= 2;
+	return a;
+}
+
+/**
  * reserve() - map a reservation of /dev/uvm
- * @size:	bytes, a multiple of the page size
- * @align:	a power of two, at least a page
- * @hint:	the caller's wish, or 0
+ * @size:	bytes, a multiple of the granularity
+ * @align:	a power of two, at least the granularity
+ * @hint:	the caller's wish (aligned), or 0
  * @out:	the address
  *
  * Context: State::mu held.
@@ -181,7 +221,7 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 	const int fd = state().dev.fd();
 	const off_t off = static_cast<off_t>(UVM_MMAP_RESERVE);
 
-	if (hint && !(hint & (align - 1))) {
+	if (hint) {
 		void *p = ::mmap(reinterpret_cast<void *>(hint), size, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, off);
 		if (p != MAP_FAILED) {
@@ -191,7 +231,7 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 	}
 	if (size + align < size)
 		return -ENOMEM;
-	void *ph = ::mmap(reinterpret_cast<void *>(hint), size + align, PROT_NONE,
+	void *ph = ::mmap(nullptr, size + align, PROT_NONE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (ph == MAP_FAILED)
 		return -errno;
@@ -212,32 +252,140 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 	return 0;
 }
 
+/* The mappings a successful UVM_IOC_MEM_UNMAP of [ptr, end) removed. */
+void forget_mappings(Reservation *res, uint64_t ptr, uint64_t end)
+{
+	auto &m = res->mappings;
+
+	for (auto it = m.lower_bound(ptr); it != m.end() && it->first < end;)
+		it = m.erase(it);
+}
+
+/**
+ * whole_mappings() - does [ptr, end) consist of whole mappings, no hole?
+ * @ptr:	first byte
+ * @end:	the byte after the last
+ * @starts:	out: the mappings' first bytes
+ *
+ * NVIDIA's driver changes the access of whole mappings only
+ * ("vmm.setaccess.half.*", "vmm.setaccess.span2": CUDA_ERROR_INVALID_VALUE)
+ * and of mapped memory only ("vmm.setaccess.hole").
+ *
+ * Context: State::mu held.
+ * Return: true if so.
+ */
+bool whole_mappings(uint64_t ptr, uint64_t end, std::vector<uint64_t> *starts)
+{
+	uint64_t base;
+	Reservation *res = find_reservation(ptr, &base);
+
+	if (!res || end <= ptr || end - base > res->size)
+		return false;
+	for (uint64_t at = ptr; at < end;) {
+		auto it = res->mappings.find(at);
+
+		if (it == res->mappings.end())
+			return false;
+		starts->push_back(at);
+		at += it->second;
+		if (at > end)
+			return false;
+	}
+	return true;
+}
+
 /* The driver's processor of a CUmemLocation naming who accesses, or -1. */
-int processor_of(const CUmemLocation &l)
+int accessor(const CUmemLocation &l)
 {
 	switch (l.type) {
 	case CU_MEM_LOCATION_TYPE_DEVICE:
 		return valid_device(l.id) ? UVM_PROCESSOR_GPU(l.id) : -1;
 	case CU_MEM_LOCATION_TYPE_HOST:
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
 		return UVM_PROCESSOR_CPU;
 	default:
 		return -1;
 	}
 }
 
-/* The common entry checks: initialised, and a driver with the MEM_* ioctls
- * (after the caller's argument checks). */
-CUresult check_vmm()
+/**
+ * to_access() - the driver's form of access descriptors
+ * @desc:	CUDA's, @count of them
+ * @count:	1 .. UVM_MEM_MAX_ACCESS_DESCS
+ * @acc:	out
+ * @host:	out: one of them names the host
+ *
+ * Return: CUDA_SUCCESS, or CUDA_ERROR_INVALID_VALUE for a bad flag,
+ * location type or device ordinal ("vmm.setaccess.flags2",
+ * "vmm.setaccess.device99", "vmm.setaccess.host_numa_current").
+ */
+CUresult to_access(const CUmemAccessDesc *desc, size_t count,
+		   std::vector<struct uvm_mem_access> *acc, bool *host)
 {
-	return driver_has_vmm() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+	*host = false;
+	acc->assign(count, {});
+	for (size_t i = 0; i < count; i++) {
+		const CUmemAccessDesc &d = desc[i];
+		struct uvm_mem_access &a = (*acc)[i];
+		int proc = accessor(d.location);
+
+		if (d.flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
+		    d.flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+		    d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (proc < 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (proc == UVM_PROCESSOR_CPU) {
+			*host = true;
+			a.location.type = UVM_LOCATION_HOST;
+		} else {
+			a.location.type = UVM_LOCATION_GPU;
+			a.location.id = d.location.id;
+		}
+		a.prot = d.flags;
+	}
+	return CUDA_SUCCESS;
 }
 
-/* The granularity NVIDIA reports for both options ("vmm.gran.*"). */
-uint64_t granularity()
+/* The index of the first descriptor naming the host, or count. */
+size_t first_host(const std::vector<struct uvm_mem_access> &acc)
 {
-	return kVmmGranularity;
+	size_t i = 0;
+
+	while (i < acc.size() && acc[i].location.type == UVM_LOCATION_GPU)
+		i++;
+	return i;
+}
+
+/* Is any of the mappings at starts of GPU memory?  State::mu held. */
+bool any_gpu_memory(const std::vector<uint64_t> &starts)
+{
+	for (uint64_t at : starts) {
+		struct uvm_ioc_mem_query q;
+
+		if (!vmm_query(at, &q) && q.location.type == UVM_LOCATION_GPU)
+			return true;
+	}
+	return false;
+}
+
+/* Forget a handle's flags once the driver has no such handle any more.
+ * State::mu held. */
+void forget_handle_if_gone(uint64_t handle)
+{
+	struct uvm_ioc_mem_props p {};
+
+	p.handle = handle;
+	if (state().dev.ioctl(UVM_IOC_MEM_PROPS, &p) == -ENOENT)
+		state().vmm_handles.erase(handle);
+}
+
+/* The initialisation and driver checks every call starts with. */
+CUresult check_vmm()
+{
+	if (CUresult r = check_init())
+		return r;
+	return driver_has_vmm() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 } // namespace
@@ -249,21 +397,23 @@ extern "C" CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t al
 					CUdeviceptr addr, unsigned long long flags) noexcept
 {
 	return guard([&]() -> CUresult {
-		if (CUresult r = check_init())
-			return r;
-		if (!ptr || !size || flags || (alignment & (alignment - 1)))
-			return CUDA_ERROR_INVALID_VALUE;
-		if (size % granularity() || addr % granularity())
-			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_vmm())
 			return r;
-		const uint64_t align = std::max<uint64_t>(alignment, granularity());
+		/* "vmm.reserve.*": sizes and hints in whole granules, a power
+		 * of two alignment (0: the default), hints aligned to it. */
+		if (!ptr || !size || size % kVmmGranularity || flags ||
+		    (alignment & (alignment - 1)) || addr % kVmmGranularity)
+			return CUDA_ERROR_INVALID_VALUE;
+		const uint64_t align = alignment ? std::max<uint64_t>(alignment, kVmmGranularity) :
+						   default_alignment(size);
+		if (addr % align && alignment)
+			return CUDA_ERROR_INVALID_VALUE;
 		uint64_t base = 0;
 
 		std::lock_guard<std::mutex> lock(state().mu);
 		if (int r = reserve(size, align, addr, &base))
 			return r == -ENOMEM || r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
-		state().reservations[base] = size;
+		state().reservations[base].size = size;
 		*ptr = base;
 		return CUDA_SUCCESS;
 	});
@@ -273,19 +423,20 @@ extern "C" CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) noexcept
 {
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_query q;
-		uint64_t base, len;
+		uint64_t base;
 
-		if (CUresult r = check_init())
+		if (CUresult r = check_vmm())
 			return r;
 		if (!ptr || !size)
 			return CUDA_ERROR_INVALID_VALUE;
-		/* Queued copies into what is still mapped there finish first. */
-		wait_all();
 		std::lock_guard<std::mutex> lock(state().mu);
-		if (!find_reservation(ptr, &base, &len))
+		Reservation *res = find_reservation(ptr, &base);
+		/* Exactly one reservation, as the driver has it. */
+		if (!res || vmm_query(ptr, &q) || q.reservation_start != ptr ||
+		    q.reservation_size != size)
 			return CUDA_ERROR_INVALID_VALUE;
-		/* The driver's reservation must be exactly the one asked for. */
-		if (vmm_query(ptr, &q) || q.reservation_start != ptr || q.reservation_size != size)
+		/* With nothing mapped in it ("vmm.free.mapped"). */
+		if (!res->mappings.empty())
 			return CUDA_ERROR_INVALID_VALUE;
 		if (::munmap(reinterpret_cast<void *>(ptr), size))
 			return from_errno(-errno);
@@ -300,21 +451,21 @@ extern "C" CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_create c {};
 
-		if (CUresult r = check_init())
-			return r;
-		if (!handle || !prop || flags)
-			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = check_prop(prop, &c.location))
-			return r;
-		if (!size || size % granularity())
-			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_vmm())
 			return r;
+		if (!handle || !prop || !size || size % kVmmGranularity || flags)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = check_prop(prop, &c))
+			return r;
 		c.size = size;
-		c.handle_types = prop->requestedHandleTypes;
-		int r = state().dev.ioctl(UVM_IOC_MEM_CREATE, &c);
-		if (r)
-			return r == -ENODEV ? CUDA_ERROR_INVALID_DEVICE : from_errno(r);
+		std::lock_guard<std::mutex> lock(state().mu);
+		if (int r = state().dev.ioctl(UVM_IOC_MEM_CREATE, &c))
+			return r == -ENODEV && c.location.type != UVM_LOCATION_GPU ?
+				       CUDA_ERROR_INVALID_VALUE : from_errno(r);
+		VmmHandle &h = state().vmm_handles[c.handle];
+		h = {};
+		h.compression = prop->allocFlags.compressionType;
+		h.rdma = prop->allocFlags.gpuDirectRDMACapable;
 		*handle = c.handle;
 		return CUDA_SUCCESS;
 	});
@@ -325,12 +476,14 @@ extern "C" CUresult cuMemRelease(CUmemGenericAllocationHandle handle) noexcept
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_release rel {};
 
-		if (CUresult r = check_init())
-			return r;
 		if (CUresult r = check_vmm())
 			return r;
 		rel.handle = handle;
-		return from_errno(state().dev.ioctl(UVM_IOC_MEM_RELEASE, &rel));
+		std::lock_guard<std::mutex> lock(state().mu);
+		if (int r = state().dev.ioctl(UVM_IOC_MEM_RELEASE, &rel))
+			return r == -ENOENT ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
+		forget_handle_if_gone(handle);
+		return CUDA_SUCCESS;
 	});
 }
 
@@ -338,21 +491,32 @@ extern "C" CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			     CUmemGenericAllocationHandle handle, unsigned long long flags) noexcept
 {
 	return guard([&]() -> CUresult {
+		struct uvm_ioc_mem_props p {};
 		struct uvm_ioc_mem_map m {};
+		uint64_t base;
 
-		if (CUresult r = check_init())
-			return r;
-		if (!ptr || !size || flags)
-			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_vmm())
 			return r;
+		if (!size || flags)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::lock_guard<std::mutex> lock(state().mu);
+		p.handle = handle;
+		if (state().dev.ioctl(UVM_IOC_MEM_PROPS, &p))
+			return CUDA_ERROR_INVALID_VALUE;
+		/* Whole allocations only ("vmm.map.partial", "offset2m"). */
+		if (offset || size != p.size)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		Reservation *res = find_reservation(ptr, &base);
+		if (!res)
+			return CUDA_ERROR_INVALID_VALUE;
 		m.address = ptr;
 		m.size = size;
-		m.offset = offset;
 		m.handle = handle;
-		std::lock_guard<std::mutex> lock(state().mu);
 		int r = state().dev.ioctl(UVM_IOC_MEM_MAP, &m);
-		return r == -EEXIST ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
+		if (r)
+			return r == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+		res->mappings[ptr] = size;
+		return CUDA_SUCCESS;
 	});
 }
 
@@ -360,19 +524,30 @@ extern "C" CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) noexcept
 {
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_unmap u {};
+		uint64_t base;
 
-		if (CUresult r = check_init())
-			return r;
-		if (!ptr || !size)
-			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_vmm())
 			return r;
-		u.address = ptr;
-		u.size = size;
+		/* The size is taken in whole granules, rounded down
+		 * ("vmm.unmap.unaligned_size_over" succeeds, "unaligned_size"
+		 * is nothing). */
+		size = round_down(size, kVmmGranularity);
+		if (!ptr || !size)
+			return CUDA_ERROR_INVALID_VALUE;
 		/* Queued copies into the range finish first, as cuMemFree's. */
 		wait_all();
 		std::lock_guard<std::mutex> lock(state().mu);
-		return from_errno(state().dev.ioctl(UVM_IOC_MEM_UNMAP, &u));
+		Reservation *res = find_reservation(ptr, &base);
+		if (!res)
+			return CUDA_ERROR_INVALID_VALUE;
+		u.address = ptr;
+		u.size = size;
+		int r = state().dev.ioctl(UVM_IOC_MEM_UNMAP, &u);
+		/* Nothing mapped there is no error ("vmm.unmap.hole", "twice"). */
+		if (r && r != -ENOENT)
+			return CUDA_ERROR_INVALID_VALUE;
+		forget_mappings(res, ptr, ptr + size);
+		return CUDA_SUCCESS;
 	});
 }
 
@@ -381,42 +556,38 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 {
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_set_access a {};
+		std::vector<struct uvm_mem_access> acc;
+		std::vector<uint64_t> starts;
+		bool host;
 
-		if (CUresult r = check_init())
+		if (CUresult r = check_vmm())
 			return r;
 		if (!ptr || !size || !desc || !count || count > UVM_MEM_MAX_ACCESS_DESCS)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::vector<struct uvm_mem_access> acc(count);
-		for (size_t i = 0; i < count; i++) {
-			const CUmemAccessDesc &d = desc[i];
-
-			if (d.flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
-			    d.flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
-			    d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
-				return CUDA_ERROR_INVALID_VALUE;
-			if (d.location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
-				if (!valid_device(d.location.id))
-					return CUDA_ERROR_INVALID_DEVICE;
-				acc[i].location.type = UVM_LOCATION_GPU;
-				acc[i].location.id = d.location.id;
-			} else if (d.location.type == CU_MEM_LOCATION_TYPE_HOST ||
-				   d.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA) {
-				acc[i].location.type = d.location.type;
-				acc[i].location.id = 0;
-			} else {
-				return CUDA_ERROR_INVALID_VALUE;
-			}
-			acc[i].prot = d.flags;
-		}
-		if (CUresult r = check_vmm())
+		if (CUresult r = to_access(desc, count, &acc, &host))
 			return r;
+		std::lock_guard<std::mutex> lock(state().mu);
+		if (ptr + size < ptr || !whole_mappings(ptr, ptr + size, &starts))
+			return CUDA_ERROR_INVALID_VALUE;
+		/* The host has no access to GPU memory ("vmm.setaccess.host");
+		 * NVIDIA's driver applies the descriptors before the host's
+		 * ("vmm.setaccess.device_and_host.get"). */
+		CUresult result = CUDA_SUCCESS;
+		if (host && any_gpu_memory(starts)) {
+			count = first_host(acc);
+			result = CUDA_ERROR_NOT_SUPPORTED;
+			if (!count)
+				return result;
+		}
 		a.address = ptr;
 		a.size = size;
 		a.descs_ptr = reinterpret_cast<uintptr_t>(acc.data());
 		a.count = static_cast<__u32>(count);
-		std::lock_guard<std::mutex> lock(state().mu);
 		int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a);
-		return r == -ENODEV ? CUDA_ERROR_INVALID_DEVICE : from_errno(r);
+		if (r)
+			return r == -ENODEV || r == -EINVAL ? CUDA_ERROR_INVALID_VALUE :
+							      from_errno(r);
+		return result;
 	});
 }
 
@@ -424,25 +595,33 @@ extern "C" CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocatio
 				   CUdeviceptr ptr) noexcept
 {
 	return guard([&]() -> CUresult {
-		struct uvm_ioc_mem_query q;
+		Allocation vmm;
 
-		if (CUresult r = check_init())
+		if (CUresult r = check_vmm())
 			return r;
 		if (!flags || !location)
 			return CUDA_ERROR_INVALID_VALUE;
-		int proc = processor_of(*location);
+		/* "vmm.getaccess.loctype0", "host_numa_current", "device99". */
+		const int proc = accessor(*location);
 		if (proc < 0)
-			return location->type == CU_MEM_LOCATION_TYPE_DEVICE ?
-				       CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = check_vmm())
-			return r;
+			return CUDA_ERROR_INVALID_DEVICE;
 		std::lock_guard<std::mutex> lock(state().mu);
-		if (vmm_query(ptr, &q) || !q.mapping_size)
+		/* Other memory of CUDA: no access of this kind
+		 * ("vmm.getaccess.memalloc", "managed"). */
+		if (find_allocation(ptr)) {
+			*flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+			return CUDA_SUCCESS;
+		}
+		if (!vmm_describe(ptr, &vmm))
 			return CUDA_ERROR_INVALID_VALUE;
-		const uint64_t bit = UVM_PROCESSOR_MASK(proc);
-		*flags = (q.write_mask & bit) ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE :
-			 (q.read_mask & bit)  ? CU_MEM_ACCESS_FLAGS_PROT_READ :
-						 CU_MEM_ACCESS_FLAGS_PROT_NONE;
+		uint32_t f = vmm_access(vmm, proc);
+		/* NVIDIA's driver answers CU_MEM_LOCATION_TYPE_HOST with what
+		 * the host or the current device may do ("vmm.getaccess.host",
+		 * "vmm.host.cpu.getaccess.after_none.host"); HOST_NUMA is the
+		 * host's own. */
+		if (location->type == CU_MEM_LOCATION_TYPE_HOST)
+			f |= vmm_access(vmm, UVM_PROCESSOR_GPU(current_device()));
+		*flags = f;
 		return CUDA_SUCCESS;
 	});
 }
@@ -451,18 +630,15 @@ extern "C" CUresult cuMemGetAllocationGranularity(size_t *gran, const CUmemAlloc
 						  CUmemAllocationGranularity_flags option) noexcept
 {
 	return guard([&]() -> CUresult {
-		struct uvm_location loc {};
-
-		if (CUresult r = check_init())
+		if (CUresult r = check_vmm())
 			return r;
-		if (!gran || !prop)
+		/* The properties are not looked at ("vmm.gran.loctype99",
+		 * "type0", "device99": 2 MiB). */
+		if (!gran || !prop ||
+		    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
+		     option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
 			return CUDA_ERROR_INVALID_VALUE;
-		if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
-		    option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
-			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = check_prop(prop, &loc))
-			return r;
-		*gran = granularity();
+		*gran = kVmmGranularity;
 		return CUDA_SUCCESS;
 	});
 }
@@ -473,20 +649,34 @@ extern "C" CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_props p {};
 
-		if (CUresult r = check_init())
+		if (CUresult r = check_vmm())
 			return r;
 		if (!prop)
 			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = check_vmm())
-			return r;
 		p.handle = handle;
-		if (int r = state().dev.ioctl(UVM_IOC_MEM_PROPS, &p))
-			return from_errno(r);
+		std::lock_guard<std::mutex> lock(state().mu);
+		if (state().dev.ioctl(UVM_IOC_MEM_PROPS, &p))
+			return CUDA_ERROR_INVALID_VALUE;
+		VmmHandle h;
+		auto it = state().vmm_handles.find(handle);
+		if (it != state().vmm_handles.end())
+			h = it->second;
 		*prop = {};
 		prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
-		prop->requestedHandleTypes = static_cast<CUmemAllocationHandleType>(p.handle_types);
-		prop->location.type = static_cast<CUmemLocationType>(p.location.type);
-		prop->location.id = p.location.id;
+		/* An import reports no handle types ("vmm.import.fd.props"). */
+		prop->requestedHandleTypes =
+			static_cast<CUmemAllocationHandleType>(h.imported ? 0 : p.handle_types);
+		if (p.location.type == UVM_LOCATION_GPU) {
+			prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+			prop->location.id = p.location.id;
+		} else {
+			/* Host memory is on a node ("vmm.create.host.props"). */
+			prop->location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+			prop->location.id = p.location.type == UVM_LOCATION_HOST_NUMA ?
+					    p.location.id : state().numa_nodes.front();
+		}
+		prop->allocFlags.compressionType = h.compression;
+		prop->allocFlags.gpuDirectRDMACapable = h.rdma;
 		return CUDA_SUCCESS;
 	});
 }
@@ -499,18 +689,21 @@ extern "C" CUresult cuMemExportToShareableHandle(void *shareableHandle,
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_export e {};
 
-		if (CUresult r = check_init())
-			return r;
-		if (!shareableHandle || flags)
-			return CUDA_ERROR_INVALID_VALUE;
-		if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_vmm())
 			return r;
+		if (!shareableHandle || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+			return CUDA_ERROR_INVALID_VALUE;
+		std::lock_guard<std::mutex> lock(state().mu);
+		/* An import is not exported again ("vmm.import.fd.reexport"). */
+		auto it = state().vmm_handles.find(handle);
+		if (it != state().vmm_handles.end() && it->second.imported)
+			return CUDA_ERROR_INVALID_VALUE;
 		e.handle = handle;
 		e.handle_type = UVM_MEM_HANDLE_FD;
 		if (int r = state().dev.ioctl(UVM_IOC_MEM_EXPORT, &e))
-			return from_errno(r);
+			return r == -EMFILE || r == -ENFILE ? CUDA_ERROR_OUT_OF_MEMORY :
+			       r == -ENOMEM		    ? CUDA_ERROR_OUT_OF_MEMORY :
+							      CUDA_ERROR_INVALID_VALUE;
 		*static_cast<int *>(shareableHandle) = e.fd;
 		return CUDA_SUCCESS;
 	});
@@ -523,16 +716,26 @@ extern "C" CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_import im {};
 
-		if (CUresult r = check_init())
-			return r;
-		if (!handle || shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_vmm())
 			return r;
+		if (!handle)
+			return CUDA_ERROR_INVALID_VALUE;
+		/* "vmm.import.fabric", "win32": not on this system. */
+		if (shHandleType == CU_MEM_HANDLE_TYPE_FABRIC || shHandleType == CU_MEM_HANDLE_TYPE_WIN32 ||
+		    shHandleType == CU_MEM_HANDLE_TYPE_WIN32_KMT)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+			return CUDA_ERROR_INVALID_VALUE;
 		im.fd = static_cast<__s32>(reinterpret_cast<uintptr_t>(osHandle));
-		int r = state().dev.ioctl(UVM_IOC_MEM_IMPORT, &im);
-		if (r)
-			return r == -EBADF ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
+		std::lock_guard<std::mutex> lock(state().mu);
+		if (int r = state().dev.ioctl(UVM_IOC_MEM_IMPORT, &im))
+			/* Any descriptor that is no exported allocation
+			 * ("vmm.import.badfd.*"). */
+			return r == -ENOMEM || r == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY :
+							      CUDA_ERROR_UNKNOWN;
+		VmmHandle &h = state().vmm_handles[im.handle];
+		h = {};
+		h.imported = true;
 		*handle = im.handle;
 		return CUDA_SUCCESS;
 	});
@@ -543,24 +746,25 @@ extern "C" CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *ha
 {
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_query q {};
+		uint64_t base;
 
-		if (CUresult r = check_init())
+		if (CUresult r = check_vmm())
 			return r;
 		if (!handle)
 			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = check_vmm())
-			return r;
 		q.address = reinterpret_cast<uintptr_t>(addr);
 		q.flags = UVM_MEM_QUERY_RETAIN;
 		std::lock_guard<std::mutex> lock(state().mu);
+		if (!find_reservation(q.address, &base))
+			return CUDA_ERROR_INVALID_VALUE;
 		if (int r = state().dev.ioctl(UVM_IOC_MEM_QUERY, &q))
-			return from_errno(r);
+			return r == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
 		*handle = q.handle;
 		return CUDA_SUCCESS;
 	});
 }
 
-/* There are no CUDA arrays: every array handle is invalid. */
+/* There are no CUDA arrays: every array is invalid ("vmm.maparray.*"). */
 static CUresult map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream h,
 				bool ptds)
 {
@@ -574,7 +778,7 @@ static CUresult map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count,
 		std::lock_guard<std::mutex> lock(state().mu);
 		if (CUresult r = resolve_stream(h, ptds, &st))
 			return r;
-		return CUDA_ERROR_INVALID_HANDLE;
+		return CUDA_ERROR_INVALID_VALUE;
 	});
 }
 

@@ -21,15 +21,18 @@ UVM_HEADERS_ROOT=${UVM_HEADERS_ROOT:-/usr/src}
 uvm_log() { printf 'uvm: %s\n' "$*" >&2; }
 uvm_die() { printf 'uvm: error: %s\n' "$*" >&2; exit 1; }
 
-# uvm_distro_kver - newest kernel version with both /boot/vmlinuz-V and
-# /usr/src/linux-headers-V (UVM_DISTRO_KVER overrides).
+# uvm_distro_kver - newest kernel version of Debian 12's own line (6.1;
+# UVM_DISTRO_LINE overrides) with both /boot/vmlinuz-V and
+# /usr/src/linux-headers-V (UVM_DISTRO_KVER overrides).  Newer kernels from
+# bookworm-backports installed beside it are not the distro kernel.
 uvm_distro_kver() {
 	if [[ -n ${UVM_DISTRO_KVER:-} ]]; then
 		echo "$UVM_DISTRO_KVER"
 		return
 	fi
-	local v best=""
+	local v best="" line=${UVM_DISTRO_LINE:-6.1}
 	while read -r v; do
+		[[ $v == "$line".* ]] || continue
 		[[ -d $UVM_HEADERS_ROOT/linux-headers-$v ]] && best=$v
 	done < <(find "$UVM_BOOT_DIR" -maxdepth 1 -name 'vmlinuz-*' -printf '%f\n' |
 		 sed 's/^vmlinuz-//' | sort -V)
