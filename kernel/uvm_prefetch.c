@@ -20,6 +20,8 @@
  *
  * Locking: none; it computes on masks the caller holds under the block lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/moduleparam.h>
@@ -61,7 +63,7 @@ int uvm_prefetch_params_check(void)
 {
 	if (prefetch_threshold < UVM_PREFETCH_THRESHOLD_MIN ||
 	    prefetch_threshold > UVM_PREFETCH_THRESHOLD_MAX) {
-		pr_err("uvm: prefetch_threshold=%u is outside %u..%u\n",
+		pr_err("prefetch_threshold=%u is outside %u..%u\n",
 		       prefetch_threshold, UVM_PREFETCH_THRESHOLD_MIN,
 		       UVM_PREFETCH_THRESHOLD_MAX);
 		return -EINVAL;

@@ -36,12 +36,15 @@
  *
  * Locking: the block lock protects a block's history.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "uvm_events.h"
 #include "uvm_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_space.h"
@@ -104,12 +107,12 @@ static inline u32 uvm_thrash_units(u64 ns)
 int uvm_thrash_params_check(void)
 {
 	if (thrashing_threshold < 2 || thrashing_threshold > U8_MAX) {
-		pr_err("uvm: thrashing_threshold=%u is outside 2..255\n",
+		pr_err("thrashing_threshold=%u is outside 2..255\n",
 		       thrashing_threshold);
 		return -EINVAL;
 	}
 	if (thrashing_nap_us > UVM_THRASH_NAP_US_MAX) {
-		pr_err("uvm: thrashing_nap_us=%u is above %lu\n", thrashing_nap_us,
+		pr_err("thrashing_nap_us=%u is above %lu\n", thrashing_nap_us,
 		       UVM_THRASH_NAP_US_MAX);
 		return -EINVAL;
 	}
@@ -161,6 +164,8 @@ void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *mov
 		t->hot->until[page] = ktime_get_ns() + pin;
 	}
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_DETECTED, detected);
+	uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_DETECTED,
+			    detected);
 }
 
 /**
@@ -258,6 +263,8 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
 	}
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED,
 			   uvm_page_mask_weight(held));
+	uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_THROTTLED,
+			    uvm_page_mask_weight(held));
 	return !uvm_page_mask_empty(held);
 }
 
@@ -281,6 +288,7 @@ bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page)
 	    uvm_thrash_pins(pref) || t->hot->until[page] <= ktime_get_ns())
 		return false;
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED, 1);
+	uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_THROTTLED, 1);
 	return true;
 }
 
