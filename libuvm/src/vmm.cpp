@@ -223,10 +223,13 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 	if (hint) {
 		void *p = ::mmap(reinterpret_cast<void *>(hint), size, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, off);
-		if (p != MAP_FAILED) {
+		if (p == reinterpret_cast<void *>(hint)) {
 			*out = hint;
 			return 0;
 		}
+		/* A kernel before 4.17 takes the flag as a mere hint. */
+		if (p != MAP_FAILED)
+			::munmap(p, size);
 	}
 	if (size + align < size)
 		return -ENOMEM;
