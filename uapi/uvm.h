@@ -438,9 +438,10 @@ struct uvm_ioc_host_unregister {
  * Each side lies entirely inside one allocation (managed, device or
  * registered host memory, or mapped VMM memory that @gpu_index has the
  * right to read (source) or write (destination), else -EPERM) or entirely
- * in ordinary process memory, which is pinned until the copy ran.  Managed pages are accessed as a read (source)
- * or write (destination) by @gpu_index would be: the memory policy decides
- * where they are (see Documentation/policy.rst).  Sides may overlap only if
+ * in ordinary process memory, which is pinned until the copy ran.  Managed
+ * pages are accessed as a read (source) or write (destination) by
+ * @gpu_index would be: the memory policy decides where they are (see
+ * Documentation/policy.rst).  Sides may overlap only if
  * identical.  Ordered with the other jobs of the VA space by fence.
  *
  * Return: 0; -EINVAL for bad flags, length, or a side partly inside an
