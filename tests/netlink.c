@@ -56,7 +56,8 @@ FIXTURE_SETUP(netlink)
 	self->ps = self->dev.page_size;
 	ASSERT_EQ(0, uvm_nl_open(&self->nl));
 	self->len = NPAGES * self->ps;
-	self->p = uvm_mmap(&self->dev, self->len);
+	/* In one 2 MiB block: the expected vidmem and events are per block. */
+	self->p = uvm_mmap_block_aligned(&self->dev, self->len);
 	ASSERT_NE(MAP_FAILED, self->p);
 	self->va_space = newest_va_space(&self->nl, getpid());
 	ASSERT_NE(0, self->va_space);

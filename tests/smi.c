@@ -35,7 +35,7 @@ FIXTURE_SETUP(smi)
 		UVM_SKIP("%s is not built", UVM_SMI);
 	self->ps = self->dev.page_size;
 	self->len = NPAGES * self->ps;
-	self->p = uvm_mmap(&self->dev, self->len);
+	self->p = uvm_mmap_block_aligned(&self->dev, self->len);
 	ASSERT_NE(MAP_FAILED, self->p);
 	prctl(PR_GET_NAME, self->comm);
 }

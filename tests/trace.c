@@ -105,7 +105,7 @@ FIXTURE_SETUP(trace)
 		UVM_SKIP("no tracefs with the uvm events (" TRACEFS ")");
 	self->ps = self->dev.page_size;
 	self->len = 16 * self->ps;
-	self->p = uvm_mmap(&self->dev, self->len);
+	self->p = uvm_mmap_block_aligned(&self->dev, self->len);
 	ASSERT_NE(MAP_FAILED, self->p);
 	ASSERT_EQ(0, tracefs_write("events/uvm/enable", "0"));
 	snprintf(path, sizeof(path), "events/uvm/%s/enable", variant->event);
