@@ -128,6 +128,7 @@ static void uvm_access_counters_work(struct work_struct *work)
 	ctx = uvm_va_block_ctx_alloc();
 	if (!ctx)
 		return;
+	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_ACCESS_COUNTER);
 	while ((n = gpu->ops->access_counters_fetch(gpu, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++)
 			uvm_access_counters_region(gpu, ctx, &e[i]);

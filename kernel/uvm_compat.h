@@ -20,6 +20,9 @@
 #else
 #include <asm/unaligned.h>
 #endif
+#include <net/genetlink.h>
+
+#include "uvm_netlink.h"
 
 /*
  * Pageable memory migrates to device-private vidmem only where the kernel
@@ -125,6 +128,32 @@ static inline int uvm_zap_range(struct vm_area_struct *vma, unsigned long start,
 	return 0;
 #else
 	return -EOPNOTSUPP;
+#endif
+}
+
+/*
+ * Who may listen to the netlink events group (uvm_netlink.c): filtered per
+ * listener where the kernel can (genlmsg_multicast_netns_filtered()), else
+ * members need CAP_SYS_ADMIN; 0 where neither exists (no event is sent).
+ */
+#if defined(UVM_HAVE_GENLMSG_MULTICAST_FILTERED)
+#define UVM_NL_EVENTS_ACCESS		UVM_NL_EVENT_ACCESS_FILTERED
+#define UVM_NL_EVENTS_GROUP_FLAGS	0
+#elif defined(UVM_HAVE_GENL_MCAST_CAP_SYS_ADMIN)
+#define UVM_NL_EVENTS_ACCESS		UVM_NL_EVENT_ACCESS_ADMIN
+#define UVM_NL_EVENTS_GROUP_FLAGS	GENL_MCAST_CAP_SYS_ADMIN
+#else
+#define UVM_NL_EVENTS_ACCESS		0
+#define UVM_NL_EVENTS_GROUP_FLAGS	0
+#endif
+
+/* The parsed attributes of a generic netlink dump request. */
+static inline struct nlattr **uvm_genl_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef UVM_HAVE_GENL_INFO_DUMP
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
 #endif
 }
 

@@ -345,6 +345,7 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_COPY);
 	down_read(&va_space->lock);
 	for (off = 0; off < job->length && !ret; off += len) {
 		/* A synchronous caller that is killed stops between windows. */

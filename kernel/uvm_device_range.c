@@ -88,9 +88,12 @@ void uvm_device_range_free(struct uvm_va_space *va_space,
 		uvm_gpus[i]->ops->unmap(gvs, start, size >> PAGE_SHIFT);
 		uvm_gpus[i]->ops->tlb_invalidate(gvs, start, size);
 	}
-	for (i = 0; i < dev->nchunks; i++)
-		if (dev->chunks[i] != U64_MAX)
-			uvm_pmm_free_chunk(dev->gpu, dev->chunks[i]);
+	for (i = 0; i < dev->nchunks; i++) {
+		if (dev->chunks[i] == U64_MAX)
+			continue;
+		uvm_pmm_free_chunk(dev->gpu, dev->chunks[i]);
+		uvm_va_space_vidmem_add(va_space, dev->gpu->index, -(s64)UVM_VA_BLOCK_SIZE);
+	}
 	kvfree(dev->chunks);
 }
 
@@ -245,6 +248,7 @@ int uvm_device_range_mmap(struct uvm_va_space *va_space,
 		ret = uvm_device_chunk_alloc(va_space, gpu, &dev->chunks[i]);
 		if (ret)
 			goto err_free;
+		uvm_va_space_vidmem_add(va_space, gpu->index, UVM_VA_BLOCK_SIZE);
 	}
 	ret = uvm_device_chunks_zero(gpu, dev->chunks, dev->nchunks);
 	if (ret)

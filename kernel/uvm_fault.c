@@ -29,7 +29,12 @@
  *    with the buffer flushed first (its entries are mostly duplicates of
  *    what was just serviced), or once when the buffer is empty.
  *
- * The time spent in each stage is summed per GPU (sysfs fault_*_ns).
+ * The time spent in each stage is summed per GPU (sysfs fault_*_ns).  Each
+ * batch fires the tracepoints uvm_fault_batch_fetched and
+ * uvm_fault_batch_serviced, each block uvm_block_serviced, each replay
+ * uvm_replay, each fatal fault uvm_fatal_fault (and a dmesg line with the
+ * process); the netlink stream gets one event per batch and VA space, with
+ * the counts added to the VA space's counters (uvm_events.h).
  *
  * One pass handles at most UVM_FAULT_MAX_BATCHES_PER_PASS batches, then
  * requeues itself so that other work gets the CPU.  Each GPU has its own
@@ -61,12 +66,15 @@
  * finished.  Managed memory is served without mmap_lock; pageable memory
  * after the VA space lock is dropped, with mmap_lock (see uvm_hmm.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/atomic.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/workqueue.h>
 
+#include "uvm_events.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
@@ -135,11 +143,14 @@ struct uvm_fault_service;
  * @va_space:	their VA space; the work item holds a reference on it
  * @first:	index of the first fault in uvm_fault_service.entries
  * @end:	index after the last
+ * @nfatal:	faults of the group found fatal; written by the worker that
+ *		serviced the group
  */
 struct uvm_fault_group {
 	struct uvm_va_space *va_space;
 	u32 first;
 	u32 end;
+	u32 nfatal;
 };
 
 /**
@@ -183,6 +194,7 @@ struct uvm_fault_worker {
  * @nworkers:	workers with their buffers allocated, at least 1
  * @workers:	worker 0 is the GPU's work item, the others helpers
  * @help_wq:	unbound workqueue running the helpers
+ * @batch_start: ktime_get_ns() when the batch being serviced was fetched
  */
 struct uvm_fault_service {
 	struct uvm_gpu *gpu;
@@ -194,6 +206,7 @@ struct uvm_fault_service {
 	u32 nworkers;
 	struct uvm_fault_worker workers[UVM_FAULT_THREADS_MAX];
 	struct workqueue_struct *help_wq;
+	u64 batch_start;
 };
 
 /**
@@ -327,6 +340,8 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
 			mutex_unlock(&block->lock);
 		} while (uvm_va_block_oom_evict(w->ctx, va_space, &ret));
 	}
+	trace_uvm_block_serviced(gpu->index, va_space->id,
+				 e[first].va & ~(UVM_VA_BLOCK_SIZE - 1), nreq, ret);
 	if (!ret)
 		return;
 
@@ -350,7 +365,7 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
  * the VA space here; its other counters once the whole batch is serviced.
  */
 static void uvm_fault_service_group(struct uvm_fault_worker *w,
-				    const struct uvm_fault_group *grp)
+				    struct uvm_fault_group *grp)
 {
 	struct uvm_gpu *gpu = w->svc->gpu;
 	struct uvm_fault_entry *e = w->svc->entries;
@@ -368,6 +383,7 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 		if (uvm_param_get(&fault_replay_policy) == UVM_REPLAY_BLOCK) {
 			gpu->ops->fault_replay(gpu);
 			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
+			trace_uvm_replay(gpu->index, UVM_REPLAY_BLOCK);
 		}
 	}
 	up_read(&va_space->lock);
@@ -375,8 +391,8 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 		uvm_hmm_service_faults(va_space, gpu, w->hmm, w->nhmm,
 				       w->fatal, &w->nfatal);
 	w->nhmm = 0;
-	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FATAL_FAULTS,
-			   w->nfatal - nfatal);
+	grp->nfatal = w->nfatal - nfatal;
+	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FATAL_FAULTS, grp->nfatal);
 }
 
 /**
@@ -452,18 +468,21 @@ static void uvm_fault_group_batch(struct uvm_fault_service *svc, u32 n,
  *
  * The groups of one VA space are adjacent (one instance id per GPU and VA
  * space, and the batch is sorted by instance id); each VA space holds the
- * one reference uvm_fault_group_batch() took.
+ * one reference uvm_fault_group_batch() took.  Each VA space gets one
+ * fault-batch event with exactly what its counters got.
  */
 static void uvm_fault_release_groups(struct uvm_fault_service *svc)
 {
 	struct uvm_va_space *va_space;
-	u32 g, i, first, end = 0, raw;
+	u32 g, i, first, end = 0, raw, fatal;
 
 	for (g = 0; g < svc->ngroups;) {
 		va_space = svc->groups[g].va_space;
 		first = svc->groups[g].first;
-		for (; g < svc->ngroups && svc->groups[g].va_space == va_space; g++)
+		for (fatal = 0; g < svc->ngroups && svc->groups[g].va_space == va_space; g++) {
 			end = svc->groups[g].end;
+			fatal += svc->groups[g].nfatal;
+		}
 		for (raw = 0, i = first; i < end; i++)
 			raw += svc->merged[i];
 		uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS, raw);
@@ -471,6 +490,8 @@ static void uvm_fault_release_groups(struct uvm_fault_service *svc)
 				   raw - (end - first));
 		uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULT_BATCHES, 1);
 		uvm_va_space_count(va_space, UVM_COUNTER_GPU_REPLAYS, 1);
+		uvm_event_fault_batch(svc->gpu, va_space, raw, raw - (end - first),
+				      fatal, svc->batch_start);
 		uvm_va_space_put(va_space);
 	}
 	svc->ngroups = 0;
@@ -559,30 +580,59 @@ static void uvm_fault_service_batch(struct uvm_gpu *gpu,
 }
 
 /**
+ * uvm_fault_report_fatal() - tell the world about a fatal fault
+ * @gpu:	the GPU
+ * @e:		the fault
+ *
+ * A dmesg line naming the process (rate limited), the uvm_fatal_fault
+ * tracepoint and a netlink event.  The VA space is looked up by instance
+ * id: it may be gone already.
+ */
+static void uvm_fault_report_fatal(struct uvm_gpu *gpu,
+				   const struct uvm_fault_entry *e)
+{
+	struct uvm_va_space *va_space = uvm_va_space_get_by_instance(gpu, e->instance);
+
+	pr_info_ratelimited("GPU %u: fatal %s fault at 0x%llx, pid %d (%s)\n",
+			    gpu->index,
+			    e->access == UVM_FAULT_ACCESS_READ ? "read" :
+			    e->access == UVM_FAULT_ACCESS_WRITE ? "write" :
+			    "atomic", e->va, va_space ? va_space->tgid : 0,
+			    va_space ? va_space->comm : "gone");
+	uvm_event_fatal_fault(gpu, va_space, e->va, e->access);
+	if (va_space)
+		uvm_va_space_put(va_space);
+}
+
+/**
  * uvm_fault_cancel_fatal() - end the accesses whose faults are fatal
  * @gpu:	the GPU
  * @svc:	servicing state; its workers' fatal lists are emptied
+ *
+ * Each is reported first (while its process is surely still there), then
+ * cancelled.
+ *
+ * Return: the faults cancelled.
  */
-static void uvm_fault_cancel_fatal(struct uvm_gpu *gpu,
-				   struct uvm_fault_service *svc)
+static u32 uvm_fault_cancel_fatal(struct uvm_gpu *gpu,
+				  struct uvm_fault_service *svc)
 {
 	struct uvm_fault_worker *w;
-	u32 i;
+	u32 i, total = 0;
 
 	for (w = svc->workers; w < svc->workers + svc->nworkers; w++) {
+		for (i = 0; i < w->nfatal; i++)
+			uvm_fault_report_fatal(gpu, &w->fatal[i]);
 		for (i = 0; i < w->nfatal; i++) {
 			const struct uvm_fault_entry *e = &w->fatal[i];
 
-			pr_info_ratelimited("GPU %u: fatal %s fault at 0x%llx\n",
-					    gpu->index,
-					    e->access == UVM_FAULT_ACCESS_READ ? "read" :
-					    e->access == UVM_FAULT_ACCESS_WRITE ? "write" :
-					    "atomic", e->va);
 			gpu->ops->fault_cancel(gpu, e->instance, e->va, e->access);
 		}
 		uvm_gpu_count_event(gpu, UVM_GPU_FATAL_FAULTS, w->nfatal);
+		total += w->nfatal;
 		w->nfatal = 0;
 	}
+	return total;
 }
 
 /**
@@ -598,7 +648,7 @@ static void uvm_fault_flush(struct uvm_gpu *gpu, struct uvm_fault_service *svc)
 {
 	struct uvm_va_space *va_space = NULL;
 	bool overflow = false;
-	u32 n, i, instance = 0;
+	u32 n, i, instance = 0, run = 0;
 
 	while ((n = gpu->ops->fault_fetch(gpu, svc->entries, fault_batch_size,
 					  &overflow))) {
@@ -606,19 +656,25 @@ static void uvm_fault_flush(struct uvm_gpu *gpu, struct uvm_fault_service *svc)
 		/* Still faults of their VA spaces: counted, as duplicates. */
 		for (i = 0; i < n; i++) {
 			if (!va_space || svc->entries[i].instance != instance) {
-				if (va_space)
+				if (va_space) {
+					uvm_event_faults_flushed(gpu, va_space, run);
 					uvm_va_space_put(va_space);
+				}
+				run = 0;
 				instance = svc->entries[i].instance;
 				va_space = uvm_va_space_get_by_instance(gpu, instance);
 			}
 			if (va_space) {
 				uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS, 1);
 				uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS_DUP, 1);
+				run++;
 			}
 		}
 	}
-	if (va_space)
+	if (va_space) {
+		uvm_event_faults_flushed(gpu, va_space, run);
 		uvm_va_space_put(va_space);
+	}
 }
 
 /**
@@ -632,7 +688,7 @@ static void uvm_fault_service_work(struct work_struct *work)
 {
 	struct uvm_gpu *gpu = container_of(work, struct uvm_gpu, fault_work);
 	struct uvm_fault_service *svc = gpu->fault;
-	u32 batch, fetched, unique, policy;
+	u32 batch, fetched, unique, policy, fatal;
 	bool overflow, pending_replay = false;
 	u64 t0, t1, t2, t3;
 
@@ -645,11 +701,15 @@ static void uvm_fault_service_work(struct work_struct *work)
 		if (!fetched && !overflow)
 			break;
 		t1 = ktime_get_ns();
+		trace_uvm_fault_batch_fetched(gpu->index, fetched, overflow);
+		svc->batch_start = t0;
 		unique = uvm_fault_coalesce(svc, fetched);
 		t2 = ktime_get_ns();
 		uvm_fault_service_batch(gpu, svc, unique);
-		uvm_fault_cancel_fatal(gpu, svc);
+		fatal = uvm_fault_cancel_fatal(gpu, svc);
 		t3 = ktime_get_ns();
+		trace_uvm_fault_batch_serviced(gpu->index, fetched, fetched - unique,
+					       fatal, t3 - t0);
 		if (policy == UVM_REPLAY_BATCH_FLUSH)
 			uvm_fault_flush(gpu, svc);
 		if (policy == UVM_REPLAY_ONCE) {
@@ -658,6 +718,7 @@ static void uvm_fault_service_work(struct work_struct *work)
 			/* Also after per-block replays: fatal and dropped faults. */
 			gpu->ops->fault_replay(gpu);
 			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
+			trace_uvm_replay(gpu->index, policy);
 		}
 
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULTS, fetched);
@@ -672,6 +733,7 @@ static void uvm_fault_service_work(struct work_struct *work)
 	if (pending_replay) {
 		gpu->ops->fault_replay(gpu);
 		uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
+		trace_uvm_replay(gpu->index, UVM_REPLAY_ONCE);
 	}
 	/* Faults keep coming: let other work run, continue in a new pass. */
 	if (batch == UVM_FAULT_MAX_BATCHES_PER_PASS)

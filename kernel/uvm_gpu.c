@@ -9,16 +9,18 @@
  * /dev/uvm is gone and no VA space remains.  The GPU table uvm_gpus[] is
  * therefore written only while nothing else runs and is read without a lock.
  *
- * Each GPU appears in sysfs as /sys/class/misc/uvm/gpuN with its properties
- * and its counters (faults, duplicates, batches, replays, fatal faults,
- * overflows, pages copied in and out, vidmem in use, batches serviced by
- * several workers and the groups helpers serviced).
+ * Each GPU appears in sysfs as a device, /sys/class/misc/uvm/gpuN (a child
+ * of /dev/uvm's device: udev sees it), with its properties and its
+ * counters (faults, duplicates, batches, replays, fatal faults, overflows,
+ * pages copied in and out, vidmem in use, batches serviced by several
+ * workers and the groups helpers serviced); every file is described in
+ * Documentation/ABI/testing/sysfs-class-misc-uvm.
  *
  * Locking: none of its own; the counters are atomics, uvm_pmm has its
  * own leaf lock, instances is an xarray.
  */
+#include <linux/device.h>
 #include <linux/err.h>
-#include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -140,60 +142,81 @@ void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info)
 /* sysfs */
 
 /**
- * struct uvm_gpu_kobj - the sysfs directory of a GPU
- * @kobj:	/sys/class/misc/uvm/gpuN
- * @gpu:	the GPU; outlives the directory (removed first at exit)
+ * struct uvm_gpu_dev - the sysfs device of a GPU
+ * @dev:	/sys/class/misc/uvm/gpuN, a child of /dev/uvm's device, so udev
+ *		sees it come and go (uevents)
+ * @gpu:	the GPU; outlives the device (removed first at exit)
  *
- * Separate from struct uvm_gpu so that the kobject's lifetime rules never
+ * Separate from struct uvm_gpu so that the device's lifetime rules never
  * free the GPU.
  */
-struct uvm_gpu_kobj {
-	struct kobject kobj;
+struct uvm_gpu_dev {
+	struct device dev;
 	struct uvm_gpu *gpu;
 };
 
-static inline struct uvm_gpu *to_uvm_gpu(struct kobject *kobj)
+static inline struct uvm_gpu *to_uvm_gpu(struct device *dev)
 {
-	return container_of(kobj, struct uvm_gpu_kobj, kobj)->gpu;
+	return container_of(dev, struct uvm_gpu_dev, dev)->gpu;
 }
 
-static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t index_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_uvm_gpu(dev)->index);
+}
+
+static ssize_t name_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", to_uvm_gpu(kobj)->name);
+	return sysfs_emit(buf, "%s\n", to_uvm_gpu(dev)->name);
 }
 
-static ssize_t uuid_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%pUb\n", to_uvm_gpu(kobj)->props.uuid);
+	return sysfs_emit(buf, "%pUb\n", to_uvm_gpu(dev)->props.uuid);
 }
 
-static ssize_t vidmem_size_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+static ssize_t vidmem_size_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", to_uvm_gpu(kobj)->props.vidmem_size);
+	return sysfs_emit(buf, "%llu\n", to_uvm_gpu(dev)->props.vidmem_size);
 }
 
-static ssize_t vidmem_used_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+static ssize_t vidmem_used_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", uvm_pmm_used_bytes(to_uvm_gpu(kobj)));
+	return sysfs_emit(buf, "%llu\n", uvm_pmm_used_bytes(to_uvm_gpu(dev)));
 }
 
-static ssize_t fault_buffer_entries_show(struct kobject *kobj,
-					 struct kobj_attribute *attr, char *buf)
+static ssize_t fault_buffer_entries_show(struct device *dev,
+					 struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n",
-			  to_uvm_gpu(kobj)->props.fault_buffer_entries);
+			  to_uvm_gpu(dev)->props.fault_buffer_entries);
 }
 
-static struct kobj_attribute uvm_gpu_attr_name = __ATTR_RO(name);
-static struct kobj_attribute uvm_gpu_attr_uuid = __ATTR_RO(uuid);
-static struct kobj_attribute uvm_gpu_attr_vidmem_size = __ATTR_RO(vidmem_size);
-static struct kobj_attribute uvm_gpu_attr_vidmem_used = __ATTR_RO(vidmem_used);
-static struct kobj_attribute uvm_gpu_attr_fault_buffer_entries =
-	__ATTR_RO(fault_buffer_entries);
+static ssize_t copy_engines_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_uvm_gpu(dev)->props.copy_engines);
+}
+
+static ssize_t simulated_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_uvm_gpu(dev)->props.simulated ? 1 : 0);
+}
+
+static DEVICE_ATTR_RO(index);
+static DEVICE_ATTR_RO(name);
+static DEVICE_ATTR_RO(uuid);
+static DEVICE_ATTR_RO(vidmem_size);
+static DEVICE_ATTR_RO(vidmem_used);
+static DEVICE_ATTR_RO(fault_buffer_entries);
+static DEVICE_ATTR_RO(copy_engines);
+static DEVICE_ATTR_RO(simulated);
 
 /**
  * struct uvm_gpu_counter_attr - a sysfs file showing one GPU counter
@@ -201,18 +224,18 @@ static struct kobj_attribute uvm_gpu_attr_fault_buffer_entries =
  * @counter:	enum uvm_gpu_counter
  */
 struct uvm_gpu_counter_attr {
-	struct kobj_attribute attr;
+	struct device_attribute attr;
 	enum uvm_gpu_counter counter;
 };
 
-static ssize_t uvm_gpu_counter_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
+static ssize_t uvm_gpu_counter_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
 {
 	struct uvm_gpu_counter_attr *ca =
 		container_of(attr, struct uvm_gpu_counter_attr, attr);
 
 	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&to_uvm_gpu(kobj)->counters[ca->counter]));
+			  atomic64_read(&to_uvm_gpu(dev)->counters[ca->counter]));
 }
 
 #define UVM_GPU_COUNTER_ATTR(_name, _counter)				\
@@ -243,11 +266,14 @@ UVM_GPU_COUNTER_ATTR(fault_batches_parallel, UVM_GPU_FAULT_BATCHES_PARALLEL);
 UVM_GPU_COUNTER_ATTR(fault_groups_helped, UVM_GPU_FAULT_GROUPS_HELPED);
 
 static struct attribute *uvm_gpu_attrs[] = {
-	&uvm_gpu_attr_name.attr,
-	&uvm_gpu_attr_uuid.attr,
-	&uvm_gpu_attr_vidmem_size.attr,
-	&uvm_gpu_attr_vidmem_used.attr,
-	&uvm_gpu_attr_fault_buffer_entries.attr,
+	&dev_attr_index.attr,
+	&dev_attr_name.attr,
+	&dev_attr_uuid.attr,
+	&dev_attr_vidmem_size.attr,
+	&dev_attr_vidmem_used.attr,
+	&dev_attr_fault_buffer_entries.attr,
+	&dev_attr_copy_engines.attr,
+	&dev_attr_simulated.attr,
 	&uvm_gpu_attr_faults.attr.attr,
 	&uvm_gpu_attr_faults_duplicate.attr.attr,
 	&uvm_gpu_attr_fault_batches.attr.attr,
@@ -272,43 +298,50 @@ static struct attribute *uvm_gpu_attrs[] = {
 };
 ATTRIBUTE_GROUPS(uvm_gpu);
 
-static void uvm_gpu_kobj_release(struct kobject *kobj)
+static void uvm_gpu_dev_release(struct device *dev)
 {
-	kfree(container_of(kobj, struct uvm_gpu_kobj, kobj));
+	kfree(container_of(dev, struct uvm_gpu_dev, dev));
 }
 
-static const struct kobj_type uvm_gpu_ktype = {
-	.release = uvm_gpu_kobj_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = uvm_gpu_groups,
+static const struct device_type uvm_gpu_dev_type = {
+	.name = "uvm_gpu",
+	.groups = uvm_gpu_groups,
+	.release = uvm_gpu_dev_release,
 };
 
 /**
  * uvm_gpu_sysfs_add_all() - show every registered GPU under @parent
- * @parent:	the kobject of /dev/uvm's device
+ * @parent:	/dev/uvm's device
+ *
+ * Each GPU becomes a device gpuN below @parent, with the attributes
+ * documented in Documentation/ABI/testing/sysfs-class-misc-uvm.
  *
  * Return: 0 or -errno; on failure nothing is left added.
  */
-int uvm_gpu_sysfs_add_all(struct kobject *parent)
+int uvm_gpu_sysfs_add_all(struct device *parent)
 {
-	struct uvm_gpu_kobj *gk;
+	struct uvm_gpu_dev *gd;
 	u32 i;
 	int ret;
 
 	for (i = 0; i < uvm_gpu_count; i++) {
-		gk = kzalloc(sizeof(*gk), GFP_KERNEL);
-		if (!gk) {
+		gd = kzalloc(sizeof(*gd), GFP_KERNEL);
+		if (!gd) {
 			ret = -ENOMEM;
 			goto err_remove_added;
 		}
-		gk->gpu = uvm_gpus[i];
-		ret = kobject_init_and_add(&gk->kobj, &uvm_gpu_ktype, parent,
-					   "gpu%u", i);
+		gd->gpu = uvm_gpus[i];
+		device_initialize(&gd->dev);
+		gd->dev.parent = parent;
+		gd->dev.type = &uvm_gpu_dev_type;
+		ret = dev_set_name(&gd->dev, "gpu%u", i);
+		if (!ret)
+			ret = device_add(&gd->dev);
 		if (ret) {
-			kobject_put(&gk->kobj);
+			put_device(&gd->dev);
 			goto err_remove_added;
 		}
-		uvm_gpus[i]->kobj = &gk->kobj;
+		uvm_gpus[i]->dev = &gd->dev;
 	}
 	return 0;
 
@@ -318,16 +351,16 @@ err_remove_added:
 }
 
 /**
- * uvm_gpu_sysfs_remove_all() - remove the GPUs' sysfs directories
+ * uvm_gpu_sysfs_remove_all() - remove the GPUs' sysfs devices
  */
 void uvm_gpu_sysfs_remove_all(void)
 {
 	u32 i;
 
 	for (i = 0; i < uvm_gpu_count; i++) {
-		if (!uvm_gpus[i]->kobj)
+		if (!uvm_gpus[i]->dev)
 			continue;
-		kobject_put(uvm_gpus[i]->kobj);
-		uvm_gpus[i]->kobj = NULL;
+		device_unregister(uvm_gpus[i]->dev);
+		uvm_gpus[i]->dev = NULL;
 	}
 }

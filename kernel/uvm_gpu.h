@@ -6,7 +6,6 @@
 #define _UVM_GPU_H_
 
 #include <linux/atomic.h>
-#include <linux/kobject.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -16,6 +15,7 @@
 #include "uvm_hal.h"
 #include "uvm_pmm.h"
 
+struct device;
 struct uvm_fault_service;
 
 /* Per-GPU counters, shown in sysfs. */
@@ -60,7 +60,7 @@ enum uvm_gpu_counter {
  *		and the helpers it waits for
  * @access_work: access-counter notifications, on @fault_wq
  * @counters:	enum uvm_gpu_counter values
- * @kobj:	/sys/class/misc/uvm/gpuN while shown, else NULL
+ * @dev:	the device /sys/class/misc/uvm/gpuN while shown, else NULL
  */
 struct uvm_gpu {
 	u32 index;
@@ -76,7 +76,7 @@ struct uvm_gpu {
 	struct uvm_fault_service *fault;
 	struct work_struct access_work;
 	atomic64_t counters[UVM_GPU_COUNTER_COUNT];
-	struct kobject *kobj;
+	struct device *dev;
 };
 
 /* The table of registered GPUs, filled at module load. */
@@ -99,7 +99,7 @@ static inline void uvm_gpu_count_event(struct uvm_gpu *gpu,
 	atomic64_add(n, &gpu->counters[c]);
 }
 
-int uvm_gpu_sysfs_add_all(struct kobject *parent);
+int uvm_gpu_sysfs_add_all(struct device *parent);
 void uvm_gpu_sysfs_remove_all(void);
 void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info);
 

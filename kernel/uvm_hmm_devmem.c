@@ -41,6 +41,8 @@
  * region lock: the CPU PTE changes they make call the interval notifiers,
  * which revoke GPU mappings under the region locks (uvm_hmm.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/ioport.h>
 #include <linux/memremap.h>
@@ -49,6 +51,7 @@
 #include <linux/mmzone.h>
 #include <linux/slab.h>
 
+#include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
 #include "uvm_hmm_devmem.h"
@@ -304,8 +307,20 @@ static void uvm_hmm_drop_dst(unsigned long *dst, unsigned long npages)
 	}
 }
 
+/* Add @n to @counter of @va_space, and the bytes of a PAGES_* copy counter. */
+static void uvm_hmm_count_locked(struct uvm_va_space *va_space, u32 counter, u64 n)
+{
+	u32 bytes = counter == UVM_COUNTER_PAGES_H2D ? UVM_COUNTER_BYTES_H2D :
+		    counter == UVM_COUNTER_PAGES_D2H ? UVM_COUNTER_BYTES_D2H :
+		    counter == UVM_COUNTER_PAGES_D2D ? UVM_COUNTER_BYTES_D2D : 0;
+
+	uvm_va_space_count(va_space, counter, n);
+	if (bytes)
+		uvm_va_space_count(va_space, bytes, n << PAGE_SHIFT);
+}
+
 /**
- * uvm_hmm_count() - account pages copied or populated by a migration
+ * uvm_hmm_count() - account pages populated by a migration, or CPU faults
  * @va_space:	VA space to charge, or NULL for the owner of @chunk
  * @chunk:	a chunk involved (for the owner), or NULL
  * @counter:	UVM_COUNTER_PAGES_* (the byte counter follows it for copies)
@@ -314,9 +329,35 @@ static void uvm_hmm_drop_dst(unsigned long *dst, unsigned long npages)
 static void uvm_hmm_count(struct uvm_va_space *va_space,
 			  struct uvm_hmm_chunk *chunk, u32 counter, u64 n)
 {
-	u32 bytes = counter == UVM_COUNTER_PAGES_H2D ? UVM_COUNTER_BYTES_H2D :
-		    counter == UVM_COUNTER_PAGES_D2H ? UVM_COUNTER_BYTES_D2H :
-		    counter == UVM_COUNTER_PAGES_D2D ? UVM_COUNTER_BYTES_D2D : 0;
+	if (!n)
+		return;
+	spin_lock(&uvm_hmm_devmem_lock);
+	if (!va_space && chunk)
+		va_space = chunk->owner;
+	if (va_space)
+		uvm_hmm_count_locked(va_space, counter, n);
+	spin_unlock(&uvm_hmm_devmem_lock);
+}
+
+/**
+ * uvm_hmm_count_copies() - account pages a migration copied, as one event
+ * @va_space:	VA space to charge, or NULL for the owner of @chunk
+ * @chunk:	a chunk involved (for the owner), or NULL
+ * @src:	source processor id
+ * @dst:	destination processor id
+ * @addr:	address of the first page, or 0 when unknown (eviction)
+ * @n:		pages
+ *
+ * The PAGES_* and BYTES_* counters of the direction, and a migration event
+ * with cause UVM_NL_CAUSE_HMM (sent under the lock that keeps the owner).
+ */
+static void uvm_hmm_count_copies(struct uvm_va_space *va_space,
+				 struct uvm_hmm_chunk *chunk, u32 src, u32 dst,
+				 u64 addr, u32 n)
+{
+	u32 pages = src == UVM_PROCESSOR_CPU ? UVM_COUNTER_PAGES_H2D :
+		    dst == UVM_PROCESSOR_CPU ? UVM_COUNTER_PAGES_D2H :
+		    UVM_COUNTER_PAGES_D2D;
 
 	if (!n)
 		return;
@@ -324,9 +365,8 @@ static void uvm_hmm_count(struct uvm_va_space *va_space,
 	if (!va_space && chunk)
 		va_space = chunk->owner;
 	if (va_space) {
-		uvm_va_space_count(va_space, counter, n);
-		if (bytes)
-			uvm_va_space_count(va_space, bytes, n << PAGE_SHIFT);
+		uvm_hmm_count_locked(va_space, pages, n);
+		uvm_event_migration(va_space, addr, src, dst, n, UVM_NL_CAUSE_HMM, 0, 0);
 	}
 	spin_unlock(&uvm_hmm_devmem_lock);
 }
@@ -403,16 +443,17 @@ static int uvm_hmm_fill_gpu_pages(struct uvm_hmm_migrate_ctx *mig,
  * @va_space:	the VA space that migrated
  * @gpu:	the destination
  * @mig:	the migration, after migrate_vma_pages()
+ * @start:	address of the range's first page
  * @npages:	pages of the range
  *
  * Return: pages now on @gpu that were not before.
  */
 static u32 uvm_hmm_count_to_gpu(struct uvm_va_space *va_space,
 				struct uvm_gpu *gpu,
-				struct uvm_hmm_migrate_ctx *mig,
+				struct uvm_hmm_migrate_ctx *mig, u64 start,
 				unsigned long npages)
 {
-	u32 h2d = 0, d2d = 0, zero = 0;
+	u32 h2d = 0, d2d = 0, zero = 0, from[UVM_MAX_GPUS] = {};
 	struct uvm_gpu_address addr;
 	struct page *spage;
 	unsigned long i;
@@ -425,14 +466,18 @@ static u32 uvm_hmm_count_to_gpu(struct uvm_va_space *va_space,
 			zero++;
 		} else if (uvm_hmm_devmem_page_addr(spage, &addr)) {
 			d2d++;
+			from[addr.gpu]++;
 			uvm_gpu_count_event(uvm_gpus[addr.gpu], UVM_GPU_PAGES_OUT, 1);
 		} else {
 			h2d++;
 		}
 	}
 	uvm_gpu_count_event(gpu, UVM_GPU_PAGES_IN, h2d + d2d);
-	uvm_hmm_count(va_space, NULL, UVM_COUNTER_PAGES_H2D, h2d);
-	uvm_hmm_count(va_space, NULL, UVM_COUNTER_PAGES_D2D, d2d);
+	uvm_hmm_count_copies(va_space, NULL, UVM_PROCESSOR_CPU,
+			     uvm_gpu_processor(gpu), start, h2d);
+	for (i = 0; d2d && i < uvm_gpu_count; i++)
+		uvm_hmm_count_copies(va_space, NULL, UVM_PROCESSOR_GPU(i),
+				     uvm_gpu_processor(gpu), start, from[i]);
 	uvm_hmm_count(va_space, NULL, UVM_COUNTER_PAGES_POPULATED_GPU, zero);
 	return h2d + d2d + zero;
 }
@@ -481,7 +526,7 @@ int uvm_hmm_devmem_to_gpu(struct uvm_hmm_migrate_ctx *mig,
 		return ret;
 	ret = uvm_hmm_fill_gpu_pages(mig, gpu, npages);
 	migrate_vma_pages(&args);
-	*migrated = uvm_hmm_count_to_gpu(va_space, gpu, mig, npages);
+	*migrated = uvm_hmm_count_to_gpu(va_space, gpu, mig, start, npages);
 	migrate_vma_finalize(&args);
 	return ret;
 }
@@ -563,18 +608,22 @@ static int uvm_hmm_fill_ram_pages(struct uvm_ce_batch *ce, unsigned long *src,
  * @va_space:	the VA space that migrated, or NULL for each page's owner
  * @src:	source pfns, after migrate_*_pages()
  * @dst:	destination pfns
+ * @start:	address of the first page, or 0 when unknown (eviction)
  * @npages:	entries
+ *
+ * Consecutive pages of one chunk are accounted together (one event).
  *
  * Return: pages migrated.
  */
 static u32 uvm_hmm_count_to_ram(struct uvm_va_space *va_space,
-				unsigned long *src, unsigned long *dst,
+				unsigned long *src, unsigned long *dst, u64 start,
 				unsigned long npages)
 {
+	struct uvm_hmm_chunk *chunk, *run_chunk = NULL;
 	struct uvm_gpu_address addr;
+	unsigned long i, run_first = 0;
 	struct page *spage;
-	unsigned long i;
-	u32 n = 0;
+	u32 n = 0, run = 0, run_gpu = 0;
 
 	for (i = 0; i < npages; i++) {
 		spage = migrate_pfn_to_page(src[i]);
@@ -582,10 +631,26 @@ static u32 uvm_hmm_count_to_ram(struct uvm_va_space *va_space,
 		    !uvm_hmm_devmem_page_addr(spage, &addr))
 			continue;
 		uvm_gpu_count_event(uvm_gpus[addr.gpu], UVM_GPU_PAGES_OUT, 1);
-		uvm_hmm_count(va_space, spage->zone_device_data,
-			      UVM_COUNTER_PAGES_D2H, 1);
+		chunk = spage->zone_device_data;
+		if (run && chunk != run_chunk) {
+			uvm_hmm_count_copies(va_space, run_chunk,
+					     UVM_PROCESSOR_GPU(run_gpu), UVM_PROCESSOR_CPU,
+					     start ? start + (run_first << PAGE_SHIFT) : 0,
+					     run);
+			run = 0;
+		}
+		if (!run) {
+			run_chunk = chunk;
+			run_gpu = addr.gpu;
+			run_first = i;
+		}
+		run++;
 		n++;
 	}
+	if (run)
+		uvm_hmm_count_copies(va_space, run_chunk, UVM_PROCESSOR_GPU(run_gpu),
+				     UVM_PROCESSOR_CPU,
+				     start ? start + (run_first << PAGE_SHIFT) : 0, run);
 	return n;
 }
 
@@ -627,7 +692,7 @@ int uvm_hmm_devmem_to_ram(struct uvm_hmm_migrate_ctx *mig,
 	ret = uvm_hmm_fill_ram_pages(&mig->ce, mig->src, mig->dst, npages, vma,
 				     start, nid);
 	migrate_vma_pages(&args);
-	*migrated = uvm_hmm_count_to_ram(va_space, mig->src, mig->dst, npages);
+	*migrated = uvm_hmm_count_to_ram(va_space, mig->src, mig->dst, start, npages);
 	migrate_vma_finalize(&args);
 	return ret;
 }
@@ -673,7 +738,7 @@ static vm_fault_t uvm_hmm_migrate_to_ram(struct vm_fault *vmf)
 		if (err)
 			ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 		migrate_vma_pages(&args);
-		if (uvm_hmm_count_to_ram(NULL, &src, &dst, 1))
+		if (uvm_hmm_count_to_ram(NULL, &src, &dst, args.start, 1))
 			uvm_hmm_count(NULL, vmf->page->zone_device_data,
 				      UVM_COUNTER_CPU_FAULTS, 1);
 		migrate_vma_finalize(&args);
@@ -712,7 +777,7 @@ static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk)
 	ret = uvm_hmm_fill_ram_pages(&mig->ce, mig->src, mig->dst,
 				     UVM_HMM_CHUNK_PAGES, NULL, 0, NUMA_NO_NODE);
 	migrate_device_pages(mig->src, mig->dst, UVM_HMM_CHUNK_PAGES);
-	uvm_hmm_count_to_ram(NULL, mig->src, mig->dst, UVM_HMM_CHUNK_PAGES);
+	uvm_hmm_count_to_ram(NULL, mig->src, mig->dst, 0, UVM_HMM_CHUNK_PAGES);
 	migrate_device_finalize(mig->src, mig->dst, UVM_HMM_CHUNK_PAGES);
 	kvfree(mig);
 	return ret;

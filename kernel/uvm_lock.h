@@ -49,6 +49,14 @@
  *   chunk lists and page bitmaps; a leaf, also taken by dev_pagemap_ops
  *   page_free() under page-table locks.
  * - The GPU table (uvm_gpus[]) is written only at module init and exit.
+ * - ``uvm_va_space_list_lock`` (mutex, uvm_va_space.c): the links of the
+ *   list of VA spaces.  Taken by open and release with no other driver
+ *   lock held, and by the netlink queries (uvm_netlink.c), which under it
+ *   only read constants and atomics or take a reference; nothing is taken
+ *   inside it.
+ * - The netlink family's event counters are atomics; events are sent
+ *   under any of the locks above (GFP_NOWAIT, never sleeping), taking only
+ *   the kernel's netlink table and socket queue locks.
  *
  * Fault servicing of one GPU runs in one work item at a time (a work item
  * is not reentrant); it takes 2 then 3 for each VA space and block of the

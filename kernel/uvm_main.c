@@ -30,6 +30,8 @@
  * - uvm_hmm.c, uvm_hmm_devmem.c: pageable memory through HMM, mirrored,
  *   and migrated to device-private vidmem where the kernel can;
  * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
+ * - uvm_netlink.c, uvm_trace.c (uvm_events.h): the generic netlink family
+ *   "uvm" (queries, the event stream) and the tracepoints;
  * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
  *   built-in simulated GPU;
  * - uvm_test.c: test and simulation ioctls (CONFIG_UVM_TEST).
@@ -48,6 +50,7 @@
 
 #include "simgpu/simgpu.h"
 #include "uvm_copy.h"
+#include "uvm_events.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
@@ -318,7 +321,17 @@ static struct attribute *uvm_misc_attrs[] = {
 	&dev_attr_pinned_pages.attr,
 	NULL
 };
-ATTRIBUTE_GROUPS(uvm_misc);
+
+static const struct attribute_group uvm_misc_group = {
+	.attrs = uvm_misc_attrs,
+};
+
+/* The attribute groups of /dev/uvm's device: ours and the netlink family's */
+static const struct attribute_group *uvm_misc_groups[] = {
+	&uvm_misc_group,
+	&uvm_nl_attr_group,
+	NULL
+};
 
 static struct miscdevice uvm_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
@@ -403,19 +416,25 @@ static int __init uvm_init(void)
 	ret = uvm_gpus_init();
 	if (ret)
 		goto err_core_exit;
-	ret = misc_register(&uvm_misc);
+	ret = uvm_nl_init();
 	if (ret)
 		goto err_gpus_exit;
-	ret = uvm_gpu_sysfs_add_all(&uvm_misc.this_device->kobj);
+	ret = misc_register(&uvm_misc);
+	if (ret)
+		goto err_nl_exit;
+	ret = uvm_gpu_sysfs_add_all(uvm_misc.this_device);
 	if (ret)
 		goto err_misc_deregister;
 
-	pr_info("loaded: %u GPU(s), API %u.%u\n", uvm_gpu_count,
-		UVM_API_VERSION_MAJOR, UVM_API_VERSION_MINOR);
+	pr_info("loaded: %u GPU(s), API %u.%u, netlink family %s v%u\n",
+		uvm_gpu_count, UVM_API_VERSION_MAJOR, UVM_API_VERSION_MINOR,
+		UVM_GENL_NAME, UVM_GENL_VERSION);
 	return 0;
 
 err_misc_deregister:
 	misc_deregister(&uvm_misc);
+err_nl_exit:
+	uvm_nl_exit();
 err_gpus_exit:
 	uvm_gpus_exit();
 err_core_exit:
@@ -427,6 +446,7 @@ static void __exit uvm_exit(void)
 {
 	uvm_gpu_sysfs_remove_all();
 	misc_deregister(&uvm_misc);
+	uvm_nl_exit();
 	uvm_gpus_exit();
 	uvm_core_exit();
 	pr_info("unloaded\n");

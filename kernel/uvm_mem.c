@@ -421,7 +421,8 @@ int uvm_ioc_mem_create(struct uvm_va_space *va_space, void *data)
 	ret = uvm_mem_location_check(&args->location);
 	if (ret)
 		return ret;
-	if (args->location.type != UVM_LOCATION_GPU && args->handle_types)
+	/* Memory of any node is not shareable, as with NVIDIA's driver. */
+	if (args->location.type == UVM_LOCATION_HOST && args->handle_types)
 		return -EINVAL;
 	if (args->location.type == UVM_LOCATION_GPU &&
 	    args->size > uvm_gpu_get(args->location.id)->props.vidmem_size)

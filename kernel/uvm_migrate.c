@@ -353,6 +353,7 @@ static int uvm_migrate_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	ctx = uvm_va_block_ctx_alloc();
 	if (!ctx)
 		return -ENOMEM;
+	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_PREFETCH);
 	down_read(&va_space->lock);
 	ret = uvm_migrate_walk(va_space, job, uvm_migrate_run_block, ctx);
 	up_read(&va_space->lock);

@@ -111,6 +111,7 @@ int uvm_pmm_alloc_block_chunk(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk,
 		return ret;
 	chunk->va_space = va_space;
 	chunk->block_index = block_index;
+	uvm_va_space_vidmem_add(va_space, gpu->index, UVM_VA_BLOCK_SIZE);
 	spin_lock(&gpu->pmm.lock);
 	list_add_tail(&chunk->lru, &gpu->pmm.lru);
 	spin_unlock(&gpu->pmm.lock);
@@ -127,6 +128,7 @@ void uvm_pmm_free_block_chunk(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk)
 	spin_lock(&gpu->pmm.lock);
 	list_del_init(&chunk->lru);
 	spin_unlock(&gpu->pmm.lock);
+	uvm_va_space_vidmem_add(chunk->va_space, gpu->index, -(s64)UVM_VA_BLOCK_SIZE);
 	uvm_pmm_free_chunk(gpu, chunk->addr);
 }
 

@@ -20,6 +20,8 @@
  *
  * Locking: none; it computes on masks the caller holds under the block lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/moduleparam.h>

@@ -13,11 +13,12 @@
  * - UVM_TEST_IOC_RESIDENCY reports, per page, where a page is resident and
  *   which processors map it with which permission.
  *
- * Locking: RESIDENCY takes the VA space lock for read and each block's lock
- * in turn, and copies to userspace after dropping them.
+ * Locking: RESIDENCY reads managed memory through uvm_va_space_residency()
+ * (the VA space lock for read, each block's lock in turn; the netlink
+ * family's GET_RESIDENCY uses the same), and copies to userspace after
+ * dropping them.
  */
 #include <linux/mm.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -50,72 +51,6 @@ static int uvm_test_launch(struct uvm_va_space *va_space, void *data)
 	if (!gpu)
 		return -ENODEV;
 	return simgpu_test_launch(uvm_va_space_gpu_va_space(va_space, gpu), args);
-}
-
-/**
- * uvm_test_pte_sizes() - which GPUs map a page with a big PTE
- * @block:	the block; its lock held
- * @page:	page index
- * @out:	out: @out->mapped_64k and @out->mapped_2m
- */
-static void uvm_test_pte_sizes(struct uvm_va_block *block, u32 page,
-			       struct uvm_test_page_state_sizes *out)
-{
-	u32 i, size;
-
-	for (i = 0; i < uvm_gpu_count; i++) {
-		size = uvm_va_block_gpu_pte_size(block, i, page);
-		if (size == SZ_64K)
-			out->mapped_64k |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(i));
-		else if (size == SZ_2M)
-			out->mapped_2m |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(i));
-	}
-}
-
-/**
- * uvm_test_residency_fill() - gather the state of a range of pages
- * @va_space:	the VA space
- * @start:	first page address
- * @npages:	pages
- * @states:	out, @npages entries, zeroed by the caller
- * @sizes:	out, NULL or @npages entries, zeroed by the caller: the GPUs
- *		mapping each page with a 64 KiB and a 2 MiB PTE
- *
- * Return: 0 or -EINTR.
- */
-static int uvm_test_residency_fill(struct uvm_va_space *va_space, u64 start,
-				   u64 npages, struct uvm_test_page_state *states,
-				   struct uvm_test_page_state_sizes *sizes)
-{
-	u64 addr = start, end = start + (npages << PAGE_SHIFT);
-	struct uvm_va_block *block;
-	u32 page;
-
-	if (down_read_killable(&va_space->lock))
-		return -EINTR;
-	while (addr < end) {
-		/* The next block boundary, or end when that would wrap. */
-		u64 block_end = (addr | (UVM_VA_BLOCK_SIZE - 1)) + 1;
-
-		if (!block_end || block_end > end)
-			block_end = end;
-		block = uvm_va_block_lookup(va_space, addr);
-		if (block) {
-			mutex_lock(&block->lock);
-			for (; addr < block_end; addr += PAGE_SIZE) {
-				u64 i = (addr - start) >> PAGE_SHIFT;
-
-				page = uvm_va_block_page_index(block, addr);
-				uvm_va_block_page_state(block, page, &states[i]);
-				if (sizes)
-					uvm_test_pte_sizes(block, page, &sizes[i]);
-			}
-			mutex_unlock(&block->lock);
-		}
-		addr = block_end;
-	}
-	up_read(&va_space->lock);
-	return 0;
 }
 
 /**
@@ -184,8 +119,7 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 			return -ENOMEM;
 		}
 	}
-	ret = uvm_test_residency_fill(va_space, args->address, npages, states,
-				      sizes);
+	ret = uvm_va_space_residency(va_space, args->address, npages, states, sizes);
 	if (!ret && (args->flags & UVM_TEST_RESIDENCY_PAGEABLE))
 		ret = uvm_test_residency_pageable(va_space, args->address, npages,
 						  states);

@@ -36,12 +36,15 @@
  *
  * Locking: the block lock protects a block's history.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "uvm_events.h"
 #include "uvm_param.h"
 #include "uvm_thrash.h"
 #include "uvm_va_block.h"
@@ -164,6 +167,8 @@ void uvm_thrash_note(struct uvm_va_block *block, const struct uvm_page_mask *mov
 		t->hot->until[page] = ktime_get_ns() + pin;
 	}
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_DETECTED, detected);
+	uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_DETECTED,
+			    detected);
 }
 
 /**
@@ -261,6 +266,8 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
 	}
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED,
 			   uvm_page_mask_weight(held));
+	uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_THROTTLED,
+			    uvm_page_mask_weight(held));
 	return !uvm_page_mask_empty(held);
 }
 
@@ -284,6 +291,7 @@ bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page)
 	    uvm_thrash_pins(pref) || t->hot->until[page] <= ktime_get_ns())
 		return false;
 	uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_THROTTLED, 1);
+	uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_THROTTLED, 1);
 	return true;
 }
 

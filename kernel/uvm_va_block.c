@@ -70,6 +70,7 @@
 #include <linux/xarray.h>
 
 #include "uvm_ce.h"
+#include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_test.h"
 #include "uvm_thrash.h"
@@ -86,11 +87,14 @@
  * @ce:		copy-engine operations being gathered
  * @oom_gpu:	the GPU whose vidmem was full when an operation failed with
  *		-ENOSPC (see uvm_va_block_oom_evict())
+ * @cause:	why pages move (UVM_NL_CAUSE_*), for migration events; set by
+ *		whoever starts the operation, UVM_NL_CAUSE_FAULT by default
  * @ptes:	physical addresses of the PTEs being written
  */
 struct uvm_va_block_ctx {
 	struct uvm_ce_batch ce;
 	struct uvm_gpu *oom_gpu;
+	u32 cause;
 	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
 
@@ -157,8 +161,24 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 		ctx->ce.nops = 0;
 		ctx->ce.ndma = 0;
 		ctx->oom_gpu = NULL;
+		ctx->cause = UVM_NL_CAUSE_FAULT;
 	}
 	return ctx;
+}
+
+/**
+ * uvm_va_block_ctx_set_cause() - say why the operations of a context move pages
+ * @ctx:	the context
+ * @cause:	UVM_NL_CAUSE_*, reported with each migration
+ *
+ * Return: the previous cause, to restore it afterwards.
+ */
+u32 uvm_va_block_ctx_set_cause(struct uvm_va_block_ctx *ctx, u32 cause)
+{
+	u32 old = ctx->cause;
+
+	ctx->cause = cause;
+	return old;
 }
 
 /**
@@ -1107,6 +1127,27 @@ static void block_count_copy(struct uvm_va_block *block, u32 dst, u32 src)
 }
 
 /**
+ * block_report_copies() - one migration event per source of a fill
+ * @block:	the block
+ * @ctx:	the operation's context (its cause)
+ * @dst:	destination processor id
+ * @copied:	pages copied (and counted) from each source processor
+ * @start:	uvm_events_now() before the copies
+ * @ret:	the copies' result
+ */
+static void block_report_copies(struct uvm_va_block *block,
+				struct uvm_va_block_ctx *ctx, u32 dst,
+				const u32 *copied, u64 start, int ret)
+{
+	u32 src;
+
+	for (src = 0; src <= uvm_gpu_count; src++)
+		if (copied[src])
+			uvm_event_migration(block->va_space, block->start, src, dst,
+					    copied[src], ctx->cause, start, ret);
+}
+
+/**
  * block_copy_in() - fill new copies: copy from existing ones or zero-fill
  * @block:	the block; its lock held
  * @ctx:	scratch space
@@ -1121,7 +1162,10 @@ static int block_copy_in(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			 u32 dst, const struct uvm_page_mask *need,
 			 const struct uvm_page_mask *zero)
 {
+	u32 copied[UVM_MAX_GPUS + 1] = {};
 	struct uvm_page_mask left, from;
+	bool timed = uvm_events_timed();
+	u64 start = uvm_events_now(timed);
 	unsigned int page, first, end;
 	u32 src;
 	int ret;
@@ -1132,11 +1176,14 @@ static int block_copy_in(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 		const struct uvm_page_mask *resident = uvm_va_block_resident(block, src);
 
 		if (src != dst && resident && uvm_page_mask_and(&from, &left, resident)) {
+			uvm_event_migration_start(block->va_space, block->start, src, dst,
+						  uvm_page_mask_weight(&from), ctx->cause);
 			for_each_page_in_mask(page, &from) {
 				ret = ctx_copy_page(ctx, block, page, dst, src);
 				if (ret)
 					goto err_flush;
 				block_count_copy(block, dst, src);
+				copied[src]++;
 			}
 			uvm_page_mask_andnot(&left, &left, &from);
 		}
@@ -1159,10 +1206,13 @@ static int block_copy_in(struct uvm_va_block *block, struct uvm_va_block_ctx *ct
 			   UVM_COUNTER_PAGES_POPULATED_CPU :
 			   UVM_COUNTER_PAGES_POPULATED_GPU,
 			   uvm_page_mask_weight(zero));
-	return uvm_ce_batch_flush(&ctx->ce);
+	ret = uvm_ce_batch_flush(&ctx->ce);
+	block_report_copies(block, ctx, dst, copied, start, ret);
+	return ret;
 
 err_flush:
 	uvm_ce_batch_flush(&ctx->ce);
+	block_report_copies(block, ctx, dst, copied, start, ret);
 	return ret;
 }
 
@@ -1371,22 +1421,15 @@ static int block_evict_run(struct uvm_va_block *block, struct uvm_va_block_ctx *
 }
 
 /**
- * uvm_va_block_evict_gpu() - give a GPU's chunk of a block back
- * @block:	the block; its lock held (and the VA space lock, for read)
- * @ctx:	scratch space
- * @gpu:	the GPU
+ * block_evict_gpu() - uvm_va_block_evict_gpu() once the chunk is known
+ * @block:	the block; its lock held
+ * @ctx:	scratch space, its cause set to eviction
+ * @gpu:	the GPU; the block has a chunk there
  *
- * Pages resident only on @gpu move off it (their mappings are revoked
- * first): to their preferred location if it is the host or another GPU with
- * room, else to system memory.  @gpu's other copies are dropped.  The
- * accessed-by GPUs then map the pages where they now are (best effort: a
- * GPU that cannot faults them back in).  The chunk is freed.
- *
- * Return: 0, -ENOENT when the block has no chunk there, -ENOMEM or
- * -errno of the copy engine (nothing lost).
+ * Return: see uvm_va_block_evict_gpu().
  */
-int uvm_va_block_evict_gpu(struct uvm_va_block *block,
-			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu)
+static int block_evict_gpu(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
+			   struct uvm_gpu *gpu)
 {
 	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
 	struct uvm_page_mask others, only, all, run, m;
@@ -1394,10 +1437,6 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 	u32 proc;
 	int ret;
 
-	lockdep_assert_held(&block->lock);
-
-	if (!gs || !gs->has_chunk)
-		return -ENOENT;
 	all = gs->resident;
 	uvm_page_mask_zero(&others);
 	for (proc = 0; proc <= uvm_gpu_count; proc++) {
@@ -1420,6 +1459,8 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 	uvm_va_block_drop_copies(block, uvm_gpu_processor(gpu), &all);
 	uvm_va_space_count(block->va_space, UVM_COUNTER_PAGES_EVICTED,
 			   uvm_page_mask_weight(&all));
+	uvm_event_eviction(gpu, block->va_space, block->start,
+			   uvm_page_mask_weight(&all));
 	for (uvm_va_policy_iter_first(block->va_space, block->start,
 				      uvm_va_block_end(block), &iter);
 	     iter.start < iter.limit; uvm_va_policy_iter_next(&iter)) {
@@ -1430,6 +1471,40 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 						     UVM_PROCESSOR_CPU);
 	}
 	return gs->has_chunk ? -EBUSY : 0;
+}
+
+/**
+ * uvm_va_block_evict_gpu() - give a GPU's chunk of a block back
+ * @block:	the block; its lock held (and the VA space lock, for read)
+ * @ctx:	scratch space
+ * @gpu:	the GPU
+ *
+ * Pages resident only on @gpu move off it (their mappings are revoked
+ * first): to their preferred location if it is the host or another GPU with
+ * room, else to system memory.  @gpu's other copies are dropped.  The
+ * accessed-by GPUs then map the pages where they now are (best effort: a
+ * GPU that cannot faults them back in).  The chunk is freed.  The moves are
+ * reported with cause eviction, the pages that left @gpu as one eviction
+ * event.
+ *
+ * Return: 0, -ENOENT when the block has no chunk there, -ENOMEM or
+ * -errno of the copy engine (nothing lost).
+ */
+int uvm_va_block_evict_gpu(struct uvm_va_block *block,
+			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu)
+{
+	struct uvm_va_block_gpu *gs = block->gpus[gpu->index];
+	u32 cause;
+	int ret;
+
+	lockdep_assert_held(&block->lock);
+
+	if (!gs || !gs->has_chunk)
+		return -ENOENT;
+	cause = uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_EVICTION);
+	ret = block_evict_gpu(block, ctx, gpu);
+	uvm_va_block_ctx_set_cause(ctx, cause);
+	return ret;
 }
 
 /**

@@ -12,6 +12,7 @@
 
 #include "uvm.h"
 #include "uvm_hal.h"
+#include "uvm_netlink.h"
 #include "uvm_page_mask.h"
 #include "uvm_pmm.h"
 
@@ -146,6 +147,7 @@ int uvm_va_block_init(void);
 void uvm_va_block_exit(void);
 
 struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void);
+u32 uvm_va_block_ctx_set_cause(struct uvm_va_block_ctx *ctx, u32 cause);
 void uvm_va_block_ctx_free(struct uvm_va_block_ctx *ctx);
 
 struct uvm_va_block *uvm_va_block_get_or_create(struct uvm_va_space *va_space,

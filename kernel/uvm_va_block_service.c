@@ -33,6 +33,7 @@
  */
 #include <linux/mm.h>
 
+#include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_prefetch.h"
 #include "uvm_thrash.h"
@@ -112,12 +113,17 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 	/* Thrashing pages stay pinned to host memory (see uvm_thrash.c). */
 	rest = *mask;
 	if (uvm_thrash_pinned(block, uvm_va_policy_has_preferred(policy), mask, &pinned)) {
+		u32 cause = uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_THRASHING);
+
 		ret = uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, &pinned,
 					    NUMA_NO_NODE);
+		uvm_va_block_ctx_set_cause(ctx, cause);
 		if (ret)
 			return ret;
 		uvm_va_space_count(block->va_space, UVM_COUNTER_THRASHING_PINNED,
 				   uvm_page_mask_weight(&pinned));
+		uvm_event_thrashing(block->va_space, block->start, UVM_NL_THRASHING_PINNED,
+				    uvm_page_mask_weight(&pinned));
 		uvm_page_mask_andnot(&rest, &rest, &pinned);
 	}
 

@@ -458,6 +458,7 @@ static int uvm_va_policy_apply_effects(struct uvm_va_space *va_space, u64 start,
 	ctx = uvm_va_block_ctx_alloc();
 	if (!ctx)
 		return -ENOMEM;
+	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_POLICY);
 	xa_for_each_range(&va_space->blocks, index, block, start >> UVM_VA_BLOCK_SHIFT,
 			  (end - 1) >> UVM_VA_BLOCK_SHIFT) {
 		uvm_va_block_range_mask(block, start, end, &mask);

@@ -23,16 +23,27 @@
  * (after an RCU grace period: fault servicing reads gpu_va_spaces[] under
  * RCU).
  *
+ * Every VA space is on uvm_va_space_list from open to release, with its
+ * owner's identity (pid, effective uid, command name), for the netlink
+ * family's listings (uvm_netlink.c); creation and release are events.
+ *
  * Locking: uvm_va_space.lock, see uvm_lock.h.  The GPU VA space array is
- * written only at creation.
+ * written only at creation.  uvm_va_space_list_lock (mutex) protects the
+ * list's links; it is taken with no other lock of the driver held, and
+ * only references (kref) are taken under it.
  */
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/sched/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_mem.h"
+#include "uvm_test.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
@@ -42,6 +53,10 @@
  * destroyed VA space are not mistaken for a new one's.
  */
 #define UVM_INSTANCE_LIMIT	XA_LIMIT(1, 0xffff)
+
+LIST_HEAD(uvm_va_space_list);
+DEFINE_MUTEX(uvm_va_space_list_lock);	/* uvm_va_space_list links */
+static atomic64_t uvm_va_space_next_id = ATOMIC64_INIT(0);
 
 static void uvm_va_space_free_blocks(struct uvm_va_space *va_space)
 {
@@ -141,6 +156,15 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 
 	mmgrab(current->mm);
 	va_space->mm = current->mm;
+	va_space->id = atomic64_inc_return(&uvm_va_space_next_id);
+	va_space->tgid = task_tgid_nr(current);
+	va_space->pid = get_task_pid(current, PIDTYPE_TGID);
+	va_space->uid = current_euid();
+	get_task_comm(va_space->comm, current);
+	mutex_lock(&uvm_va_space_list_lock);
+	list_add_tail(&va_space->node, &uvm_va_space_list);
+	mutex_unlock(&uvm_va_space_list_lock);
+	uvm_event_va_space(va_space, true);
 	return va_space;
 
 err_unpublish:
@@ -161,6 +185,7 @@ static void uvm_va_space_free(struct kref *kref)
 	uvm_va_policy_destroy(va_space);
 	uvm_va_space_release_gpus(va_space, uvm_gpu_count);
 	mmdrop(va_space->mm);
+	put_pid(va_space->pid);
 	kfree_rcu(va_space, rcu);
 }
 
@@ -187,6 +212,9 @@ void uvm_va_space_put(struct uvm_va_space *va_space)
  */
 void uvm_va_space_destroy(struct uvm_va_space *va_space)
 {
+	mutex_lock(&uvm_va_space_list_lock);
+	list_del(&va_space->node);
+	mutex_unlock(&uvm_va_space_list_lock);
 	uvm_va_space_unpublish(va_space, uvm_gpu_count);
 	uvm_queue_drain(&va_space->queue);
 
@@ -197,6 +225,7 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 	uvm_va_range_destroy_all(va_space);
 	uvm_mem_handles_destroy(va_space);
 
+	uvm_event_va_space(va_space, false);
 	uvm_va_space_put(va_space);
 }
 
@@ -233,4 +262,75 @@ struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space
 						   struct uvm_gpu *gpu)
 {
 	return &va_space->gpu_va_spaces[gpu->index];
+}
+
+/**
+ * uvm_va_space_pte_sizes() - which GPUs map a page with a big PTE
+ * @block:	the block; its lock held
+ * @page:	page index
+ * @out:	out: @out->mapped_64k and @out->mapped_2m
+ */
+static void uvm_va_space_pte_sizes(struct uvm_va_block *block, u32 page,
+				   struct uvm_test_page_state_sizes *out)
+{
+	u32 i, size;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		size = uvm_va_block_gpu_pte_size(block, i, page);
+		if (size == SZ_64K)
+			out->mapped_64k |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(i));
+		else if (size == SZ_2M)
+			out->mapped_2m |= UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(i));
+	}
+}
+
+/**
+ * uvm_va_space_residency() - the residency and mappings of managed pages
+ * @va_space:	the VA space
+ * @start:	first page address
+ * @npages:	pages; @start + @npages pages does not wrap
+ * @states:	out, @npages entries, zeroed by the caller; pages outside
+ *		every VA block stay zero
+ * @sizes:	out, NULL or @npages entries, zeroed by the caller: the GPUs
+ *		mapping each page with a 64 KiB and a 2 MiB PTE
+ *
+ * What UVM_TEST_IOC_RESIDENCY and the netlink GET_RESIDENCY report.
+ *
+ * Context: process, no lock held; takes the VA space lock for read and
+ * each block's lock in turn.
+ * Return: 0 or -EINTR.
+ */
+int uvm_va_space_residency(struct uvm_va_space *va_space, u64 start, u64 npages,
+			   struct uvm_test_page_state *states,
+			   struct uvm_test_page_state_sizes *sizes)
+{
+	u64 addr = start, end = start + (npages << PAGE_SHIFT);
+	struct uvm_va_block *block;
+	u32 page;
+
+	if (down_read_killable(&va_space->lock))
+		return -EINTR;
+	while (addr < end) {
+		/* The next block boundary, or end when that would wrap. */
+		u64 block_end = (addr | (UVM_VA_BLOCK_SIZE - 1)) + 1;
+
+		if (!block_end || block_end > end)
+			block_end = end;
+		block = uvm_va_block_lookup(va_space, addr);
+		if (block) {
+			mutex_lock(&block->lock);
+			for (; addr < block_end; addr += PAGE_SIZE) {
+				u64 i = (addr - start) >> PAGE_SHIFT;
+
+				page = uvm_va_block_page_index(block, addr);
+				uvm_va_block_page_state(block, page, &states[i]);
+				if (sizes)
+					uvm_va_space_pte_sizes(block, page, &sizes[i]);
+			}
+			mutex_unlock(&block->lock);
+		}
+		addr = block_end;
+	}
+	up_read(&va_space->lock);
+	return 0;
 }

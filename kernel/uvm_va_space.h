@@ -8,8 +8,12 @@
 #include <linux/atomic.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/uidgid.h>
 #include <linux/xarray.h>
 
 #include "uvm.h"
@@ -20,6 +24,8 @@
 
 struct mm_struct;
 struct uvm_va_block;
+struct uvm_test_page_state;
+struct uvm_test_page_state_sizes;
 
 /**
  * struct uvm_va_space - the address space of one open of /dev/uvm
@@ -44,6 +50,19 @@ struct uvm_va_block;
  * @nr_mem_handles: handles in @mem_handles; @lock
  * @nr_vmm_mappings: VMM mappings in all reservations; @lock
  * @counters:	UVM_COUNTER_* values
+ * @vidmem:	bytes of each GPU's memory held by the VA space's managed
+ *		memory and device memory (atomic: chunks come and go under
+ *		block locks of any thread)
+ * @id:		unique id (from 1, never reused while the module is loaded),
+ *		named by tracepoints and netlink events; constant
+ * @tgid:	the opener's thread group id in the initial pid namespace,
+ *		for events and dmesg; constant
+ * @pid:	the opener's thread group (get_pid()), to report its pid as
+ *		each netlink reader's namespace sees it; constant
+ * @uid:	the opener's effective uid; visibility to netlink readers;
+ *		constant
+ * @comm:	the opener's command name at open; constant
+ * @node:	in the list of VA spaces (uvm_va_space_list_lock)
  * @rcu:	deferred free: fault servicing looks us up under RCU
  */
 struct uvm_va_space {
@@ -63,6 +82,13 @@ struct uvm_va_space {
 	u32 nr_mem_handles;
 	u64 nr_vmm_mappings;
 	atomic64_t counters[UVM_COUNTER_COUNT];
+	atomic64_t vidmem[UVM_MAX_GPUS];
+	u64 id;
+	pid_t tgid;
+	struct pid *pid;
+	kuid_t uid;
+	char comm[TASK_COMM_LEN];
+	struct list_head node;
 	struct rcu_head rcu;
 };
 
@@ -72,6 +98,16 @@ static inline void uvm_va_space_count(struct uvm_va_space *va_space,
 	atomic64_add(n, &va_space->counters[counter]);
 }
 
+/* The VA spaces of the module, in creation (id) order; see uvm_lock.h. */
+extern struct list_head uvm_va_space_list;
+extern struct mutex uvm_va_space_list_lock;
+
+static inline void uvm_va_space_vidmem_add(struct uvm_va_space *va_space,
+					   u32 gpu_index, s64 bytes)
+{
+	atomic64_add(bytes, &va_space->vidmem[gpu_index]);
+}
+
 struct uvm_va_space *uvm_va_space_create(struct inode *inode);
 void uvm_va_space_destroy(struct uvm_va_space *va_space);
 void uvm_va_space_put(struct uvm_va_space *va_space);
@@ -79,5 +115,8 @@ struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,
 						  u32 instance);
 struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space,
 						   struct uvm_gpu *gpu);
+int uvm_va_space_residency(struct uvm_va_space *va_space, u64 start, u64 npages,
+			   struct uvm_test_page_state *states,
+			   struct uvm_test_page_state_sizes *sizes);
 
 #endif /* _UVM_VA_SPACE_H_ */

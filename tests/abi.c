@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "uvm_test_util.h"
+#include "uvm_netlink.h"
 
 #define ASSERT_FIELD(type, field, off, size) do {			\
 	ASSERT_EQ((size_t)(off), offsetof(type, field));		\
@@ -312,6 +313,24 @@ TEST(constants_1_3)
 }
 
 /* Pattern words and checksum terms: the formulas tests and module share */
+/* uvm_netlink.h: the page state of GET_RESIDENCY and the numbers that are ABI */
+TEST(netlink_layout)
+{
+	ASSERT_EQ(32, sizeof(struct uvm_nl_page_state));
+	ASSERT_FIELD(struct uvm_nl_page_state, resident, 0, 8);
+	ASSERT_FIELD(struct uvm_nl_page_state, mapped_read, 8, 8);
+	ASSERT_FIELD(struct uvm_nl_page_state, mapped_write, 16, 8);
+	ASSERT_FIELD(struct uvm_nl_page_state, mapped_atomic, 24, 8);
+	ASSERT_STREQ("uvm", UVM_GENL_NAME);
+	ASSERT_STREQ("events", UVM_GENL_MCGRP_EVENTS);
+	ASSERT_EQ(1, UVM_GENL_VERSION);
+	ASSERT_EQ(4, UVM_NL_CMD_MAX);
+	ASSERT_EQ(35, UVM_NL_A_MAX);
+	ASSERT_EQ(20, UVM_NL_GPU_COUNTER_COUNT);
+	ASSERT_EQ(8, UVM_NL_CAUSE_MAX);
+	ASSERT_EQ(64, UVM_NL_RESIDENCY_CHUNK);
+}
+
 TEST(pattern_and_checksum_formulas)
 {
 	ASSERT_EQ(0x1234ULL ^ 0x7f0000001000ULL,

@@ -605,7 +605,7 @@ TEST_F(vmm, host_located)
 
 	ASSERT_NE(MAP_FAILED, r);
 	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_HOST, 0, &h));
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_NUMA(0), 0, &h2));
+	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_NUMA(0), UVM_MEM_HANDLE_FD, &h2));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
 	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 0, h2));
@@ -635,6 +635,15 @@ TEST_F(vmm, host_located)
 	ASSERT_EQ(0, mem_access(fd, r, 2 * G, UVM_LOC_NUMA(0), UVM_MEM_PROT_NONE));
 	EXPECT_EQ(SIGSEGV, uvm_touch_signal(r + 8, false));
 	EXPECT_EQ(0, uvm_touch_signal(r + 2 * G, true));
+
+	/* Memory of one node can be shared; of any node, not. */
+	{
+		int sfd = mem_export(fd, h2);
+
+		EXPECT_LE(0, sfd);
+		EXPECT_EQ(0, close(sfd));
+		EXPECT_EQ(-EINVAL, mem_export(fd, h));
+	}
 
 	pi.address = (uintptr_t)r + 2 * G + 5;
 	ASSERT_EQ(0, uvm_ioctl(fd, UVM_IOC_POINTER_INFO, &pi));

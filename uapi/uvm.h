@@ -436,10 +436,12 @@ struct uvm_ioc_host_unregister {
  * @reserved:	must be zero
  *
  * Each side lies entirely inside one allocation (managed, device or
- * registered host memory) or entirely in ordinary process memory, which is
- * pinned until the copy ran.  Managed pages are accessed as a read (source)
- * or write (destination) by @gpu_index would be: the memory policy decides
- * where they are (see Documentation/policy.rst).  Sides may overlap only if
+ * registered host memory, or mapped VMM memory that @gpu_index has the
+ * right to read (source) or write (destination), else -EPERM) or entirely
+ * in ordinary process memory, which is pinned until the copy ran.  Managed
+ * pages are accessed as a read (source) or write (destination) by
+ * @gpu_index would be: the memory policy decides where they are (see
+ * Documentation/policy.rst).  Sides may overlap only if
  * identical.  Ordered with the other jobs of the VA space by fence.
  *
  * Return: 0; -EINVAL for bad flags, length, or a side partly inside an
@@ -519,7 +521,7 @@ struct uvm_ioc_memset {
  * @location:	(in) GPU (id: GPU index), HOST, or HOST_NUMA (id: a node with
  *		memory)
  * @handle_types: (in) UVM_MEM_HANDLE_* the allocation may be exported as;
- *		0 for host-located allocations
+ *		0 for UVM_LOCATION_HOST (HOST_NUMA allocations may be shared)
  * @flags:	(in) must be zero
  * @handle:	(out) the new handle, holding one reference
  * @reserved:	must be zero

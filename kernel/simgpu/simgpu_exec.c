@@ -57,6 +57,8 @@
  * under the fault lock (or before taking it) and read locklessly by warps;
  * a warp about to stall re-checks it under the fault lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>

@@ -48,7 +48,7 @@
 #include "uvm_test.h"
 #include "simgpu.h"
 
-#define SIMGPU_PREFIX		"uvm simgpu: "
+#define SIMGPU_PREFIX		"simgpu: "
 
 /* Vidmem is handed out in chunks of this size (a VA block). */
 #define SIMGPU_CHUNK_SHIFT	21

@@ -24,6 +24,8 @@
  * table is written at init (before the core can hand the GPU to any user)
  * and cleared at exit (after unregistering), read locklessly in between.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>

@@ -30,6 +30,8 @@
  * invalidation as described above and is never taken with another simgpu
  * lock held.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>

@@ -28,6 +28,8 @@
  * backing pages.  The backing of chunk c is written only by the thread that
  * holds chunk c allocated and is read locklessly afterwards.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitmap.h>
 #include <linux/gfp.h>
 #include <linux/io.h>

@@ -292,16 +292,13 @@ struct Allocation {
 
 /**
  * struct Reservation - an address reservation (cuMemAddressReserve): an
- * mmap of /dev/uvm at UVM_MMAP_RESERVE.  What is mapped there is the
- * driver's to say (UVM_IOC_MEM_QUERY); @mappings mirrors the cuMemMap calls
- * that succeeded and the cuMemUnmap calls that removed them, only to
- * answer what the driver has no query for: "is anything mapped in this
- * reservation" (cuMemAddressFree) and "does this range cover whole
- * mappings" (cuMemSetAccess).
+ * mmap of /dev/uvm at UVM_MMAP_RESERVE.  libuvm knows where its
+ * reservations are (copies, pointer attributes, host registration must
+ * tell them from other memory without an ioctl); what is mapped there, and
+ * how, is the driver's to say (UVM_IOC_MEM_QUERY).
  */
 struct Reservation {
 	uint64_t size = 0;
-	std::map<uint64_t, uint64_t> mappings;	/* start -> bytes */
 };
 
 /**

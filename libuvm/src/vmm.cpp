@@ -10,10 +10,9 @@
  * mapping UVM_IOC_MEM_MAP of a handle into a reservation, access
  * UVM_IOC_MEM_SET_ACCESS, sharing UVM_IOC_MEM_EXPORT/IMPORT.  What is mapped
  * where, with which rights, is asked of the driver (UVM_IOC_MEM_QUERY,
- * UVM_IOC_POINTER_INFO).  libuvm keeps only what the driver has no query
- * for: its reservations with the extents of the mappings made in them
- * (struct Reservation), and the CUDA flags of its handles (struct
- * VmmHandle).
+ * UVM_IOC_POINTER_INFO).  libuvm keeps only where its reservations are
+ * (struct Reservation) and what the driver has no room for: the CUDA flags
+ * of its handles (struct VmmHandle).
  *
  * Reservations are aligned in userspace: an anonymous PROT_NONE placeholder
  * of size + alignment is mapped first, the reservation is mapped MAP_FIXED
@@ -224,10 +223,13 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 	if (hint) {
 		void *p = ::mmap(reinterpret_cast<void *>(hint), size, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, off);
-		if (p != MAP_FAILED) {
+		if (p == reinterpret_cast<void *>(hint)) {
 			*out = hint;
 			return 0;
 		}
+		/* A kernel before 4.17 takes the flag as a mere hint. */
+		if (p != MAP_FAILED)
+			::munmap(p, size);
 	}
 	if (size + align < size)
 		return -ENOMEM;
@@ -252,42 +254,35 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 	return 0;
 }
 
-/* The mappings a successful UVM_IOC_MEM_UNMAP of [ptr, end) removed. */
-void forget_mappings(Reservation *res, uint64_t ptr, uint64_t end)
-{
-	auto &m = res->mappings;
-
-	for (auto it = m.lower_bound(ptr); it != m.end() && it->first < end;)
-		it = m.erase(it);
-}
-
 /**
  * whole_mappings() - does [ptr, end) consist of whole mappings, no hole?
  * @ptr:	first byte
  * @end:	the byte after the last
- * @starts:	out: the mappings' first bytes
+ * @gpu_memory:	out: one of them is GPU memory
  *
  * NVIDIA's driver changes the access of whole mappings only
  * ("vmm.setaccess.half.*", "vmm.setaccess.span2": CUDA_ERROR_INVALID_VALUE)
- * and of mapped memory only ("vmm.setaccess.hole").
+ * and of mapped memory only ("vmm.setaccess.hole"); the uvm driver would
+ * change any granules.  One UVM_IOC_MEM_QUERY per mapping.
  *
  * Context: State::mu held.
  * Return: true if so.
  */
-bool whole_mappings(uint64_t ptr, uint64_t end, std::vector<uint64_t> *starts)
+bool whole_mappings(uint64_t ptr, uint64_t end, bool *gpu_memory)
 {
 	uint64_t base;
 	Reservation *res = find_reservation(ptr, &base);
 
+	*gpu_memory = false;
 	if (!res || end <= ptr || end - base > res->size)
 		return false;
 	for (uint64_t at = ptr; at < end;) {
-		auto it = res->mappings.find(at);
+		struct uvm_ioc_mem_query q;
 
-		if (it == res->mappings.end())
+		if (vmm_query(at, &q) || !q.mapping_size || q.mapping_start != at)
 			return false;
-		starts->push_back(at);
-		at += it->second;
+		*gpu_memory |= q.location.type == UVM_LOCATION_GPU;
+		at += q.mapping_size;
 		if (at > end)
 			return false;
 	}
@@ -357,18 +352,6 @@ size_t first_host(const std::vector<struct uvm_mem_access> &acc)
 	return i;
 }
 
-/* Is any of the mappings at starts of GPU memory?  State::mu held. */
-bool any_gpu_memory(const std::vector<uint64_t> &starts)
-{
-	for (uint64_t at : starts) {
-		struct uvm_ioc_mem_query q;
-
-		if (!vmm_query(at, &q) && q.location.type == UVM_LOCATION_GPU)
-			return true;
-	}
-	return false;
-}
-
 /* Forget a handle's flags once the driver has no such handle any more.
  * State::mu held. */
 void forget_handle_if_gone(uint64_t handle)
@@ -436,7 +419,7 @@ extern "C" CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) noexcept
 		    q.reservation_size != size)
 			return CUDA_ERROR_INVALID_VALUE;
 		/* With nothing mapped in it ("vmm.free.mapped"). */
-		if (!res->mappings.empty())
+		if (q.reservation_mappings)
 			return CUDA_ERROR_INVALID_VALUE;
 		if (::munmap(reinterpret_cast<void *>(ptr), size))
 			return from_errno(-errno);
@@ -506,8 +489,7 @@ extern "C" CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		/* Whole allocations only ("vmm.map.partial", "offset2m"). */
 		if (offset || size != p.size)
 			return CUDA_ERROR_NOT_SUPPORTED;
-		Reservation *res = find_reservation(ptr, &base);
-		if (!res)
+		if (!find_reservation(ptr, &base))
 			return CUDA_ERROR_INVALID_VALUE;
 		m.address = ptr;
 		m.size = size;
@@ -515,7 +497,6 @@ extern "C" CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		int r = state().dev.ioctl(UVM_IOC_MEM_MAP, &m);
 		if (r)
 			return r == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
-		res->mappings[ptr] = size;
 		return CUDA_SUCCESS;
 	});
 }
@@ -537,17 +518,13 @@ extern "C" CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) noexcept
 		/* Queued copies into the range finish first, as cuMemFree's. */
 		wait_all();
 		std::lock_guard<std::mutex> lock(state().mu);
-		Reservation *res = find_reservation(ptr, &base);
-		if (!res)
+		if (!find_reservation(ptr, &base))
 			return CUDA_ERROR_INVALID_VALUE;
 		u.address = ptr;
 		u.size = size;
 		int r = state().dev.ioctl(UVM_IOC_MEM_UNMAP, &u);
 		/* Nothing mapped there is no error ("vmm.unmap.hole", "twice"). */
-		if (r && r != -ENOENT)
-			return CUDA_ERROR_INVALID_VALUE;
-		forget_mappings(res, ptr, ptr + size);
-		return CUDA_SUCCESS;
+		return r && r != -ENOENT ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 	});
 }
 
@@ -557,8 +534,7 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 	return guard([&]() -> CUresult {
 		struct uvm_ioc_mem_set_access a {};
 		std::vector<struct uvm_mem_access> acc;
-		std::vector<uint64_t> starts;
-		bool host;
+		bool host, gpu_memory;
 
 		if (CUresult r = check_vmm())
 			return r;
@@ -567,13 +543,13 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 		if (CUresult r = to_access(desc, count, &acc, &host))
 			return r;
 		std::lock_guard<std::mutex> lock(state().mu);
-		if (ptr + size < ptr || !whole_mappings(ptr, ptr + size, &starts))
+		if (ptr + size < ptr || !whole_mappings(ptr, ptr + size, &gpu_memory))
 			return CUDA_ERROR_INVALID_VALUE;
-		/* The host has no access to GPU memory ("vmm.setaccess.host");
-		 * NVIDIA's driver applies the descriptors before the host's
-		 * ("vmm.setaccess.device_and_host.get"). */
+		/* The host has no access to GPU memory ("vmm.setaccess.host";
+		 * the driver's -EOPNOTSUPP); NVIDIA's driver applies the
+		 * descriptors before the host's ("device_and_host.get"). */
 		CUresult result = CUDA_SUCCESS;
-		if (host && any_gpu_memory(starts)) {
+		if (host && gpu_memory) {
 			count = first_host(acc);
 			result = CUDA_ERROR_NOT_SUPPORTED;
 			if (!count)
@@ -586,6 +562,7 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 		int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a);
 		if (r)
 			return r == -ENODEV || r == -EINVAL ? CUDA_ERROR_INVALID_VALUE :
+			       r == -EOPNOTSUPP		    ? CUDA_ERROR_NOT_SUPPORTED :
 							      from_errno(r);
 		return result;
 	});
