@@ -23,6 +23,10 @@ each kernel, plus one per kernel for its boot log and kmemleak):
                       finished, then "K.kernel" (boot log, kmemleak, the
                       guest finished); the last line is "passed failed
                       skipped" of the whole kernel (test cases)
+    report.py digest < KTAP   every failure of a finished document again,
+                              briefly (for logs of which only the end is
+                              kept): the suites' problems and the failing
+                              test cases with their last diagnostics
 
 Counting: every top-level "ok N" / "not ok N" line of a suite's (K)TAP is a
 test case; "# SKIP" marks a skip, "# TODO"/"# XFAIL" count as passed. On top
@@ -410,6 +414,39 @@ def cmd_rest(args):
     print('%d %d %d' % tuple(total))
 
 
+def cmd_digest(text, limit=200):
+    """The failures of a KTAP document of `./scripts/uvm test`, in brief."""
+    out = []
+    block = []          # diagnostics since the last result line, any depth
+    for line in text.splitlines():
+        m = re.match(r'^( *)(not ok|ok) \d+ (\S+)', line)
+        if not m:
+            if line.strip():
+                block.append(line)
+            continue
+        if m.group(2) == 'not ok':
+            if m.group(1):
+                keep = [b for b in block if b.strip().startswith('#')][-8:]
+            else:
+                # a suite: its counts line and problems (the lines of
+                # block from the "  # kernel.suite:" line on)
+                keep = []
+                for i in range(len(block) - 1, -1, -1):
+                    if re.match(r'^  # \S+: \d+ passed', block[i]):
+                        keep = block[i:]
+                        break
+                keep = keep[:40]
+            out += keep + [line]
+        block = []
+    if not out:
+        return
+    print('# ---- failures, repeated from above:')
+    for line in out[:limit]:
+        print('# | ' + line)
+    if len(out) > limit:
+        print('# | ... %d more lines' % (len(out) - limit))
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -434,6 +471,8 @@ def main():
         cmd_suite(args)
     elif cmd == 'rest':
         cmd_rest(args)
+    elif cmd == 'digest':
+        cmd_digest(sys.stdin.read())
     else:
         print(__doc__, file=sys.stderr)
         return 2
