@@ -1669,6 +1669,8 @@ static void kmsg_open(void)
 			strerror(errno));
 }
 
+static int report_tid;	/* task named by the first report ("PID: n") */
+
 /* Read new kernel log records; the first report line is copied to @out. */
 static bool kmsg_scan(char *out, size_t outlen)
 {
@@ -1692,6 +1694,8 @@ static bool kmsg_scan(char *out, size_t outlen)
 		msg = msg ? msg + 1 : rec;
 		if (cfg.verbose > 1)
 			fprintf(stderr, "kmsg: %s", msg);
+		if ((found || report_tid < 0) && strstr(msg, "PID: ") && report_tid <= 0)
+			report_tid = atoi(strstr(msg, "PID: ") + 5);
 		for (i = 0; i < sizeof(benign_patterns) / sizeof(benign_patterns[0]); i++)
 			if (strstr(msg, benign_patterns[i]))
 				break;
@@ -1706,6 +1710,10 @@ static bool kmsg_scan(char *out, size_t outlen)
 				strncpy(out, msg, outlen - 1);
 				out[outlen - 1] = 0;
 				found = true;
+				if (!report_tid)
+					report_tid = -1;	/* look for its task */
+				if (strstr(msg, "PID: "))
+					report_tid = atoi(strstr(msg, "PID: ") + 5);
 			}
 		}
 	}
@@ -1768,6 +1776,25 @@ static void dump_stack_of(int tid)
 	}
 }
 
+/* A kernel report: blame the stream whose task it names, at its running op. */
+static void kernel_report(const char *line, unsigned int nstreams)
+{
+	unsigned int i;
+	char more[512];
+
+	/* the task is named a few records later */
+	usleep(300 * 1000);
+	kmsg_scan(more, sizeof(more));
+	fail(NULL, "kernel log: %s", line);
+	for (i = 0; i < nstreams && report_tid > 0; i++) {
+		if (sh->st[i].tid == report_tid) {
+			sh->fail_stream = cfg.stream >= 0 ? cfg.stream : (int)i;
+			sh->fail_op = sh->st[i].cur;
+			break;
+		}
+	}
+}
+
 /* Run the workers once, watch them; fill @res. */
 static void supervise(struct run_result *res, bool quiet)
 {
@@ -1785,6 +1812,8 @@ static void supervise(struct run_result *res, bool quiet)
 	sh->stop = 0;
 	sh->failed = 0;
 	sh->fail[0] = 0;
+	sh->fail_stream = -1;
+	report_tid = 0;
 	kmsg_open();
 	fflush(NULL);
 	for (p = 0; p < nprocs; p++) {
@@ -1815,7 +1844,7 @@ static void supervise(struct run_result *res, bool quiet)
 		}
 		usleep(200 * 1000);
 		if (kmsg_scan(line, sizeof(line)))
-			fail(NULL, "kernel log: %s", line);
+			kernel_report(line, nstreams);
 		if (cfg.seconds && now_ns() - t0 > cfg.seconds * 1000000000ULL)
 			sh->stop = 1;
 		for (i = 0; i < nstreams; i++) {
@@ -1866,7 +1895,7 @@ static void supervise(struct run_result *res, bool quiet)
 	/* a late kernel report of the run */
 	usleep(500 * 1000);
 	if (kmsg_scan(line, sizeof(line)))
-		fail(NULL, "kernel log: %s", line);
+		kernel_report(line, nstreams);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = -1;
