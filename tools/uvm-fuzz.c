@@ -2184,7 +2184,16 @@ int main(int argc, char **argv)
 	print_errnos();
 	if (res.failed) {
 		printf("# uvm-fuzz: FAILURE: %s\n", sh->fail);
-		if (sh->fail_stream >= 0)
+		if (sh->fail_stream >= 0 && cfg.stream >= 0)
+			printf("# uvm-fuzz: seed %llu, stream %d, op %llu; reproduce: "
+			       "uvm-fuzz --seed %llu --stream %d --ops %llu; minimise: "
+			       "uvm-fuzz --seed %llu --stream %d --ops %llu --minimise\n",
+			       (unsigned long long)cfg.seed, sh->fail_stream,
+			       (unsigned long long)sh->fail_op, (unsigned long long)cfg.seed,
+			       sh->fail_stream, (unsigned long long)sh->fail_op + 1,
+			       (unsigned long long)cfg.seed, sh->fail_stream,
+			       (unsigned long long)sh->fail_op + 1);
+		else if (sh->fail_stream >= 0)
 			printf("# uvm-fuzz: seed %llu, stream %d (process %d, thread %d), op %llu; "
 			       "reproduce: uvm-fuzz --seed %llu --procs %u --threads %u --ops %llu; "
 			       "minimise: uvm-fuzz --seed %llu --stream %d --ops %llu --minimise\n",
