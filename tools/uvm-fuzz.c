@@ -310,6 +310,13 @@ static u64 handle_pick(struct rng *r, int fdidx)
 	}
 	pthread_mutex_lock(&tbl_lock);
 	h = handles[fdidx][rnd(r, NHANDLES)];
+	if (!h && chance(r, 80)) {
+		/* mostly one that exists */
+		unsigned int i, start = (unsigned int)rnd(r, NHANDLES);
+
+		for (i = 0; i < NHANDLES && !h; i++)
+			h = handles[fdidx][(start + i) % NHANDLES];
+	}
 	pthread_mutex_unlock(&tbl_lock);
 	return h;
 }
@@ -1230,6 +1237,8 @@ static int op_ioctl(struct ctx *c)
 
 		pthread_mutex_lock(&tbl_lock);
 		g->fd = export_fds[rnd(&c->r, NEXPORTS)];
+		for (int j = 0; j < NEXPORTS && g->fd < 0; j++)
+			g->fd = export_fds[j];
 		pthread_mutex_unlock(&tbl_lock);
 		if (chance(&c->r, 10))
 			g->fd = chance(&c->r, 50) ? fd : (int)rnd(&c->r, 40) - 1;
