@@ -845,6 +845,13 @@ static int op_unmap(struct ctx *c)
 	}
 	note(c, "munmap slot %d (%s) +%#llx len %#llx", i, slot_names[s.kind],
 	     (unsigned long long)off, (unsigned long long)len);
+	/*
+	 * A real munmap() half of the time: only our own MAP_FIXED mappings
+	 * can take the hole before the overlay below fills it (malloc does
+	 * not mmap, see worker()).
+	 */
+	if (chance(&c->r, 50) && munmap((void *)(uintptr_t)(s.addr + off), len))
+		return -errno;
 	p = mmap((void *)(uintptr_t)(s.addr + off), len, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
