@@ -52,6 +52,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -199,6 +200,7 @@ static u64 handles[NFDS][NHANDLES];
 static int export_fds[NEXPORTS];
 static u64 arena;
 static int proc_index;
+static dev_t uvm_rdev;		/* of /dev/uvm */
 
 /* Per-thread state. */
 struct ctx {
@@ -1366,7 +1368,15 @@ static int op_fork(struct ctx *c)
 		void *p;
 
 		for (i = 0; i < NFDS; i++) {
-			if (fds[i] < 0)
+			struct stat sb;
+
+			/*
+			 * Another thread may have closed the slot's descriptor
+			 * and its number been reused (a memfd, an exported
+			 * allocation) before the fork: only /dev/uvm counts.
+			 */
+			if (fds[i] < 0 || fstat(fds[i], &sb) || !S_ISCHR(sb.st_mode) ||
+			    sb.st_rdev != uvm_rdev)
 				continue;
 			memset(&v, 0, sizeof(v));
 			if (ioctl(fds[i], UVM_IOC_GET_VERSION, &v) == 0)
@@ -2146,6 +2156,12 @@ static int probe(void)
 	}
 	close(fd);
 	num_gpus = v.num_gpus ? v.num_gpus : 1;
+	{
+		struct stat sb;
+
+		if (!stat("/dev/" UVM_DEVICE_NAME, &sb))
+			uvm_rdev = sb.st_rdev;
+	}
 	page_size = v.page_size;
 	caps = v.caps;
 	return 0;
