@@ -157,7 +157,7 @@ int uvm_device_chunk_alloc(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
 	while ((ret = uvm_pmm_alloc_chunk(gpu, addr)) == -ENOMEM) {
 		if (!ctx)
 			ctx = uvm_va_block_ctx_alloc();
-		if (!ctx || !uvm_pmm_evict(gpu, va_space, ctx))
+		if (!ctx || !uvm_pmm_evict(gpu, va_space, ctx, NULL))
 			break;
 	}
 	uvm_va_block_ctx_free(ctx);

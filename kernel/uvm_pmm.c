@@ -20,9 +20,12 @@
  * can lock without waiting (a block being serviced or copied is in flight
  * and skipped; device memory is never on the list), moves the pages only
  * resident there to system memory, drops the GPU's other copies and frees
- * the chunk.  When nothing can be evicted the operation fails with -ENOMEM:
- * a GPU fault becomes a fatal fault, a prefetch or copy an error; nothing
- * waits forever.
+ * the chunk.  When every chunk that could be evicted was in flight (its
+ * block or VA space locked, its process exiting), the operation waits a
+ * little and tries again, about a second at most
+ * (uvm_va_block_oom_evict()).  When nothing can be evicted the operation
+ * fails with -ENOMEM: a GPU fault becomes a fatal fault, a prefetch or copy
+ * an error; nothing waits forever.
  *
  * The chunk's block may belong to another process's VA space: eviction
  * takes a reference on that VA space and its lock with trylock (it may
@@ -151,22 +154,33 @@ void uvm_pmm_touch(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk)
  * @held:	the VA space whose lock the caller holds for read, or NULL
  * @index:	the block's index
  * @ctx:	scratch space
+ * @busy:	set when the chunk could not be evicted only because it is in
+ *		flight: its VA space or block locked by someone else, its block
+ *		gone or its chunk freed meanwhile
  *
  * Return: true when the chunk was freed.
  */
 static bool uvm_pmm_evict_block(struct uvm_gpu *gpu, struct uvm_va_space *va_space,
 				struct uvm_va_space *held, u64 index,
-				struct uvm_va_block_ctx *ctx)
+				struct uvm_va_block_ctx *ctx, bool *busy)
 {
 	struct uvm_va_block *block;
 	bool freed = false;
+	int ret;
 
-	if (va_space != held && !down_read_trylock(&va_space->lock))
+	if (va_space != held && !down_read_trylock(&va_space->lock)) {
+		*busy = true;
 		return false;
+	}
 	block = xa_load(&va_space->blocks, index);
 	if (block && mutex_trylock(&block->lock)) {
-		freed = !uvm_va_block_evict_gpu(block, ctx, gpu);
+		ret = uvm_va_block_evict_gpu(block, ctx, gpu);
 		mutex_unlock(&block->lock);
+		freed = !ret;
+		if (ret == -ENOENT)
+			*busy = true;
+	} else {
+		*busy = true;
 	}
 	if (va_space != held)
 		up_read(&va_space->lock);
@@ -178,6 +192,9 @@ static bool uvm_pmm_evict_block(struct uvm_gpu *gpu, struct uvm_va_space *va_spa
  * @gpu:	the GPU
  * @held:	the VA space whose lock the caller holds for read, or NULL
  * @ctx:	scratch space, not in use by the caller
+ * @busy:	out, may be NULL: when no chunk was freed, whether some were
+ *		skipped only because they were in flight (see
+ *		uvm_pmm_evict_block(); a VA space being torn down counts too)
  *
  * Tries the chunks in LRU order, at most once each.
  *
@@ -185,13 +202,13 @@ static bool uvm_pmm_evict_block(struct uvm_gpu *gpu, struct uvm_va_space *va_spa
  * Return: true when a chunk was freed (the caller retries its allocation).
  */
 bool uvm_pmm_evict(struct uvm_gpu *gpu, struct uvm_va_space *held,
-		   struct uvm_va_block_ctx *ctx)
+		   struct uvm_va_block_ctx *ctx, bool *busy)
 {
 	struct uvm_pmm *pmm = &gpu->pmm;
 	struct uvm_pmm_chunk *chunk;
 	struct uvm_va_space *va_space;
+	bool freed, skipped = false;
 	u64 tries, index;
-	bool freed;
 
 	spin_lock(&pmm->lock);
 	tries = pmm->used_chunks;
@@ -209,12 +226,14 @@ bool uvm_pmm_evict(struct uvm_gpu *gpu, struct uvm_va_space *held,
 		va_space = chunk->va_space;
 		index = chunk->block_index;
 		if (va_space != held && !kref_get_unless_zero(&va_space->kref)) {
+			/* being torn down: its chunks are about to be freed */
 			spin_unlock(&pmm->lock);
+			skipped = true;
 			continue;
 		}
 		spin_unlock(&pmm->lock);
 
-		freed = uvm_pmm_evict_block(gpu, va_space, held, index, ctx);
+		freed = uvm_pmm_evict_block(gpu, va_space, held, index, ctx, &skipped);
 		if (va_space != held)
 			uvm_va_space_put(va_space);
 		if (freed) {
@@ -222,6 +241,8 @@ bool uvm_pmm_evict(struct uvm_gpu *gpu, struct uvm_va_space *held,
 			return true;
 		}
 	}
+	if (busy)
+		*busy = skipped;
 	return false;
 }
 

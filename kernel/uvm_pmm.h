@@ -54,7 +54,7 @@ int uvm_pmm_alloc_block_chunk(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk,
 void uvm_pmm_free_block_chunk(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk);
 void uvm_pmm_touch(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk);
 bool uvm_pmm_evict(struct uvm_gpu *gpu, struct uvm_va_space *held,
-		   struct uvm_va_block_ctx *ctx);
+		   struct uvm_va_block_ctx *ctx, bool *busy);
 u64 uvm_pmm_used_bytes(struct uvm_gpu *gpu);
 
 #endif /* _UVM_PMM_H_ */

@@ -62,8 +62,10 @@
  * after taking write permission away (not the mappings) from the pages'
  * other processors; no copy is dropped.
  */
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -87,6 +89,7 @@
  * @ce:		copy-engine operations being gathered
  * @oom_gpu:	the GPU whose vidmem was full when an operation failed with
  *		-ENOSPC (see uvm_va_block_oom_evict())
+ * @oom_waits:	waits for busy chunks since the operation last succeeded
  * @cause:	why pages move (UVM_NL_CAUSE_*), for migration events; set by
  *		whoever starts the operation, UVM_NL_CAUSE_FAULT by default
  * @ptes:	physical addresses of the PTEs being written
@@ -94,6 +97,7 @@
 struct uvm_va_block_ctx {
 	struct uvm_ce_batch ce;
 	struct uvm_gpu *oom_gpu;
+	u32 oom_waits;
 	u32 cause;
 	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
@@ -1507,6 +1511,13 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 	return ret;
 }
 
+/*
+ * Waits for busy chunks before an operation on a full GPU gives up: up to
+ * UVM_OOM_WAITS of UVM_OOM_WAIT_MS each, about a second in all.
+ */
+#define UVM_OOM_WAITS		100
+#define UVM_OOM_WAIT_MS		10
+
 /**
  * uvm_va_block_oom_evict() - after a block operation, make room and retry?
  * @ctx:	the operation's scratch space
@@ -1514,21 +1525,37 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
  * @ret:	in/out: the operation's result
  *
  * Block operations that find a GPU full fail with -ENOSPC.  The caller drops
- * its block lock and calls this: if a chunk of that GPU could be evicted it
- * returns true and the caller retries; otherwise *@ret becomes -ENOMEM.
+ * its block lock and calls this after every attempt: if a chunk of that GPU
+ * could be evicted it returns true and the caller retries.  If none could,
+ * but some were only busy (their block being serviced or copied, their VA
+ * space locked or being torn down: in flight, free or evictable in a
+ * moment), it waits a little and the caller retries, a bounded number of
+ * times; a task with a fatal signal does not wait.  Otherwise *@ret becomes
+ * -ENOMEM.
  *
+ * Context: process context, no block lock held; may sleep.
  * Return: true to retry.
  */
 bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
 			    struct uvm_va_space *held, int *ret)
 {
 	struct uvm_gpu *gpu = ctx->oom_gpu;
+	bool busy = false;
 
-	if (*ret != -ENOSPC)
+	if (*ret != -ENOSPC) {
+		ctx->oom_waits = 0;
 		return false;
+	}
 	ctx->oom_gpu = NULL;
-	if (gpu && uvm_pmm_evict(gpu, held, ctx))
+	if (gpu && uvm_pmm_evict(gpu, held, ctx, &busy))
 		return true;
+	if (gpu && busy && ctx->oom_waits < UVM_OOM_WAITS &&
+	    !fatal_signal_pending(current)) {
+		ctx->oom_waits++;
+		msleep(UVM_OOM_WAIT_MS);
+		return true;
+	}
+	ctx->oom_waits = 0;
 	*ret = -ENOMEM;
 	return false;
 }

@@ -334,6 +334,15 @@ static void uvm_vma_close(struct vm_area_struct *vma)
 	/* Only the VA space's own mm has our VMAs (VM_IO keeps madvise off). */
 	if (WARN_ON_ONCE(vma->vm_mm != va_space->mm))
 		return;
+	/*
+	 * A refused mremap() closes the copy of the VMA it made at the new
+	 * address.  No managed memory is there (a copy keeps the old file
+	 * offset, ours equal their addresses), but other allocations of the
+	 * VA space may be: registered host memory whose VMA the move
+	 * unmapped stays registered until unregistered or released.
+	 */
+	if (vma->vm_pgoff != vma->vm_start >> PAGE_SHIFT)
+		return;
 	uvm_va_range_unmap(va_space, vma->vm_start, vma->vm_end);
 }
 

@@ -374,6 +374,47 @@ TEST_F(managed, mremap_move_and_grow_refused)
 	ASSERT_EQ(0, munmap(p, len));
 }
 
+/*
+ * A refused move onto registered host memory leaves the registration alone:
+ * MREMAP_FIXED unmaps the destination, the copy of the VMA it made there is
+ * closed, and that close must not free what lies at the new address (it
+ * did: a WARN, the registration gone from the VA space and its pages
+ * pinned for good)
+ */
+TEST_F(managed, mremap_onto_registered_host_memory)
+{
+	uint64_t len = 4 * self->ps, id = 0;
+	uint8_t *p = uvm_mmap(&self->dev, len), *host;
+	struct uvm_ioc_pointer_info info;
+	int64_t pins0 = uvm_pins_outstanding();
+	void *q;
+
+	ASSERT_NE(MAP_FAILED, p);
+	if (pins0 == INT64_MIN)
+		UVM_SKIP("no /sys/class/misc/uvm/pinned_pages");
+	host = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, host);
+	memset(host, 0x5a, len);
+	ASSERT_EQ(0, uvm_host_register(self->dev.fd, host, len, 0, &id));
+	ASSERT_EQ(pins0 + 4, uvm_pins_outstanding());
+	stamp_pages(p, 4, self->ps, 0x7700);
+
+	q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, host);
+	ASSERT_EQ(MAP_FAILED, q);
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, stamp_mismatch(p, 0, 4, self->ps, 0x7700));
+
+	/* The registration is still there, pinned, and unregisters normally. */
+	ASSERT_EQ(0, uvm_pointer_info(self->dev.fd, host, &info));
+	ASSERT_EQ(UVM_POINTER_HOST, info.flags);
+	ASSERT_EQ(id, info.buffer_id);
+	ASSERT_EQ(pins0 + 4, uvm_pins_outstanding());
+	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, host));
+	ASSERT_EQ(pins0, uvm_pins_outstanding());
+	ASSERT_RESIDENCY(&self->dev, p, 4, UVM_STATE_CPU);
+	ASSERT_EQ(0, munmap(p, len));
+}
+
 /* mremap shrinking in place is a partial munmap of the tail */
 TEST_F(managed, mremap_shrink)
 {
