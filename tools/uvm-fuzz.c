@@ -102,7 +102,11 @@ struct cfg {
 	const char *only;	/* comma-separated op indices */
 	unsigned int max_trials;
 	int no_dmesg;
+	const char *weights;	/* --weights: op kind weights, NAME=N,... */
 };
+
+#define MAX_KINDS	16
+#define MAX_IOCTL_IDS	32
 
 /* Progress of one stream, in memory shared by every process. */
 struct stream_stat {
@@ -112,6 +116,10 @@ struct stream_stat {
 	u64 mmaps;
 	u64 forks;
 	u64 ioctl_ok;
+	u64 kind_n[MAX_KINDS];		/* ops of each kind ... */
+	u64 kind_ns[MAX_KINDS];		/* ... and the time they took */
+	u64 ioctl_n[MAX_IOCTL_IDS];	/* ioctls by command ... */
+	u64 ioctl_ns[MAX_IOCTL_IDS];	/* ... and their time in the kernel */
 	u64 cur;		/* index of the running op */
 	u64 started_ns;		/* of the running op, 0 when idle */
 	int pid;
@@ -437,6 +445,7 @@ enum {
 	I_MEM_IMPORT, I_MEM_MAP, I_MEM_UNMAP, I_MEM_SET_ACCESS, I_MEM_QUERY,
 	I_LAUNCH, I_RESIDENCY, I_COUNT
 };
+_Static_assert(I_COUNT <= MAX_IOCTL_IDS, "MAX_IOCTL_IDS too small");
 
 static const struct ioctl_desc ioctls[I_COUNT] = {
 	[I_VERSION] = { "GET_VERSION", UVM_IOC_GET_VERSION, sizeof(struct uvm_ioc_version),
@@ -591,6 +600,7 @@ static int do_ioctl(struct ctx *c, int fd, int id, void *args)
 	void *argp = args;
 	bool must_fail = false;
 	unsigned int size = d->size;
+	u64 t0;
 	int ret, e;
 
 	switch (m) {
@@ -670,8 +680,11 @@ static int do_ioctl(struct ctx *c, int fd, int id, void *args)
 		fprintf(stderr, "[%d.%" PRIu64 "]   mutation %s\n", c->stream, c->k,
 			mut_names[m]);
 	__atomic_add_fetch(&c->st->ioctls, 1, __ATOMIC_RELAXED);
+	t0 = now_ns();
 	ret = ioctl(fd, cmd, argp);
 	e = ret < 0 ? errno : 0;
+	c->st->ioctl_n[id]++;
+	c->st->ioctl_ns[id] += now_ns() - t0;
 	if (ret < 0)
 		ret = -e;
 	else
@@ -1440,7 +1453,7 @@ static int op_close_export(struct ctx *c)
 struct op_kind {
 	const char *name;
 	int (*fn)(struct ctx *c);
-	unsigned int weight;
+	unsigned int weight;	/* default; --weights changes it */
 };
 
 static const struct op_kind op_kinds[] = {
@@ -1457,24 +1470,70 @@ static const struct op_kind op_kinds[] = {
 	{ "fork", op_fork, 1 },
 	{ "close-export", op_close_export, 1 },
 };
+#define NUM_KINDS	(sizeof(op_kinds) / sizeof(op_kinds[0]))
+_Static_assert(NUM_KINDS <= MAX_KINDS, "MAX_KINDS too small");
+
+/* The weights in use: op_kinds' defaults, changed by --weights. */
+static unsigned int kind_weight[MAX_KINDS];
+static unsigned int total_weight;
+
+/* --weights ioctl=400,fork=0: set the named kinds' weights */
+static int parse_weights(void)
+{
+	const char *p = cfg.weights;
+	unsigned int i;
+
+	for (i = 0; i < NUM_KINDS; i++)
+		kind_weight[i] = op_kinds[i].weight;
+	while (p && *p) {
+		size_t len = strcspn(p, "=");
+		char *end;
+		unsigned long w;
+
+		for (i = 0; i < NUM_KINDS; i++)
+			if (strlen(op_kinds[i].name) == len && !strncmp(p, op_kinds[i].name, len))
+				break;
+		if (i == NUM_KINDS || p[len] != '=') {
+			fprintf(stderr, "uvm-fuzz: --weights: unknown op kind in '%s'\n", p);
+			return -1;
+		}
+		errno = 0;
+		w = strtoul(p + len + 1, &end, 10);
+		if (errno || end == p + len + 1 || (*end && *end != ',') || w > 100000) {
+			fprintf(stderr, "uvm-fuzz: --weights: bad weight in '%s'\n", p);
+			return -1;
+		}
+		kind_weight[i] = (unsigned int)w;
+		p = *end ? end + 1 : end;
+	}
+	total_weight = 0;
+	for (i = 0; i < NUM_KINDS; i++)
+		total_weight += kind_weight[i];
+	if (!total_weight) {
+		fprintf(stderr, "uvm-fuzz: --weights: every weight is 0\n");
+		return -1;
+	}
+	return 0;
+}
 
 /* Run op @k of the stream: everything about it follows from (seed, stream, k). */
 static void run_op(struct ctx *c, u64 k)
 {
-	unsigned int total = 0, i, w;
+	unsigned int i, w;
+	u64 t0;
 
 	c->k = k;
 	c->r.s = mix64(cfg.seed ^ mix64(((u64)c->stream << 40) ^ k));
-	for (i = 0; i < sizeof(op_kinds) / sizeof(op_kinds[0]); i++)
-		total += op_kinds[i].weight;
-	w = (unsigned int)rnd(&c->r, total);
-	for (i = 0; w >= op_kinds[i].weight; i++)
-		w -= op_kinds[i].weight;
-	/* fork only in --procs/--threads runs small enough to afford it */
+	w = (unsigned int)rnd(&c->r, total_weight);
+	for (i = 0; w >= kind_weight[i]; i++)
+		w -= kind_weight[i];
 	c->st->cur = k;
-	__atomic_store_n(&c->st->started_ns, now_ns(), __ATOMIC_RELEASE);
+	t0 = now_ns();
+	__atomic_store_n(&c->st->started_ns, t0, __ATOMIC_RELEASE);
 	op_kinds[i].fn(c);
 	__atomic_store_n(&c->st->started_ns, 0, __ATOMIC_RELEASE);
+	c->st->kind_n[i]++;
+	c->st->kind_ns[i] += now_ns() - t0;
 	c->st->ops++;
 }
 
@@ -1985,6 +2044,40 @@ static void print_errnos(void)
 	fprintf(stderr, "\n");
 }
 
+/* Where the time went: each op kind's share, and the ioctls' time in the kernel. */
+static void print_profile(void)
+{
+	u64 n, ns, all = 0;
+	unsigned int i, s;
+
+	for (s = 0; s < MAX_STREAMS; s++)
+		for (i = 0; i < NUM_KINDS; i++)
+			all += sh->st[s].kind_ns[i];
+	if (!all)
+		return;
+	fprintf(stderr, "uvm-fuzz: time by op kind (share, mean):");
+	for (i = 0; i < NUM_KINDS; i++) {
+		for (s = 0, n = 0, ns = 0; s < MAX_STREAMS; s++) {
+			n += sh->st[s].kind_n[i];
+			ns += sh->st[s].kind_ns[i];
+		}
+		if (n)
+			fprintf(stderr, " %s %.0f%% %.0f us", op_kinds[i].name, 100.0 * ns / all,
+				ns / 1e3 / n);
+	}
+	fprintf(stderr, "\nuvm-fuzz: ioctls (count, mean):");
+	for (i = 0; i < I_COUNT; i++) {
+		for (s = 0, n = 0, ns = 0; s < MAX_STREAMS; s++) {
+			n += sh->st[s].ioctl_n[i];
+			ns += sh->st[s].ioctl_ns[i];
+		}
+		if (n)
+			fprintf(stderr, " %s %llu %.0f us", ioctls[i].name, (unsigned long long)n,
+				ns / 1e3 / n);
+	}
+	fprintf(stderr, "\n");
+}
+
 /* ------------------------------------------------------------------ */
 /* minimising: replay one stream with subsets of its ops */
 
@@ -2058,6 +2151,8 @@ static int minimise(u64 n)
 	for (i = 0, j = 0; i < n; i++)
 		if (cur[i])
 			printf("%s%llu", j++ ? "," : "", (unsigned long long)i);
+	if (cfg.weights)
+		printf(" --weights %s", cfg.weights);
 	printf(" --verbose\n");
 	/* show it once more, verbosely */
 	cfg.verbose = 1;
@@ -2085,6 +2180,10 @@ static void usage(FILE *f)
 "  --op-timeout S  an op running longer is a hang (default 180)\n"
 "  --no-dmesg      do not read the kernel log\n"
 "  --tap           print the result as TAP (the fuzz test suite)\n"
+"  --weights LIST  op kind weights, e.g. ioctl=400,fork=0 (a stream's ops\n"
+"                  depend on them: repeat them to reproduce); kinds: open,\n"
+"                  close, mmap, munmap, mremap, mprotect, madvise, touch,\n"
+"                  launch, ioctl, fork, close-export\n"
 "  -v, --verbose   log every op (twice: and the kernel log)\n",
 		MAX_THREADS, MAX_PROCS);
 }
@@ -2105,6 +2204,7 @@ static int parse_args(int argc, char **argv)
 		{ "op-timeout", required_argument, NULL, 'O' },
 		{ "no-dmesg", no_argument, NULL, 'D' },
 		{ "tap", no_argument, NULL, 'a' },
+		{ "weights", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -2125,6 +2225,7 @@ static int parse_args(int argc, char **argv)
 		case 'O': cfg.op_timeout = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'D': cfg.no_dmesg = 1; break;
 		case 'a': cfg.tap = 1; break;
+		case 'w': cfg.weights = optarg; break;
 		case 'v': cfg.verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -2135,6 +2236,8 @@ static int parse_args(int argc, char **argv)
 		usage(stderr);
 		return -1;
 	}
+	if (parse_weights())
+		return -1;
 	if (!cfg.ops && !cfg.seconds && !cfg.only)
 		cfg.ops = 1000;
 	if ((cfg.minimise || cfg.only) && cfg.stream < 0)
@@ -2241,6 +2344,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)res.mmaps, (unsigned long long)res.forks, res.seconds,
 	       res.ops / res.seconds, res.ioctls / res.seconds);
 	print_errnos();
+	print_profile();
 	if (res.failed) {
 		printf("# uvm-fuzz: FAILURE: %s\n", sh->fail);
 		if (sh->fail_stream >= 0 && cfg.stream >= 0)
@@ -2267,6 +2371,8 @@ int main(int argc, char **argv)
 			       "uvm-fuzz --seed %llu --procs %u --threads %u\n",
 			       (unsigned long long)cfg.seed, (unsigned long long)cfg.seed,
 			       cfg.procs, cfg.threads);
+		if (cfg.weights)
+			printf("# uvm-fuzz: add --weights %s to each command above\n", cfg.weights);
 	}
 	if (cfg.tap)
 		printf("%sok 1 fuzz seed %llu: %llu ops, no kernel report, hang or ABI violation\n",
