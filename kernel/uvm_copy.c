@@ -21,17 +21,27 @@
  * - ordinary process memory: its pages are pinned when the ioctl runs and
  *   unpinned when the job has run.
  *
- * A side lies wholly in one allocation or wholly outside all of them.  The
- * work proceeds in windows that cross no 2 MiB boundary on either side; a
- * window locks the block of each managed side (the lower address first when
- * both are managed and distinct, see uvm_lock.h), serves the pages, gathers
- * one engine operation per piece that crosses no page boundary, and waits
- * for the engine.  A side whose allocation went away before the job ran
- * fails the job with -EFAULT.
+ * UVM_IOC_COPY_3D and UVM_IOC_MEMSET_3D (cuMemcpy2D/3D, cuMemsetD2D*) are
+ * the same job over a box: @depth slices of @height rows of @width bytes,
+ * placed on each side by its pitch and slice pitch.  A copy is a sequence
+ * of bytes numbered by their offset in the box; a 1D copy is a box of one
+ * row.
+ *
+ * A side's span (first byte to last byte of the last row) lies wholly in
+ * one allocation or wholly outside all of them.  The work proceeds in
+ * windows of consecutive box bytes whose addresses, on either side, stay
+ * inside one 2 MiB block (many short rows, or part of a long one); a window
+ * locks the block of each managed side (the lower address first when both
+ * are managed and distinct, see uvm_lock.h), serves the pages its rows
+ * touch, gathers one engine operation per piece that crosses no page or row
+ * boundary, and waits for the engine.  A side whose allocation went away
+ * before the job ran fails the job with -EFAULT.
  *
  * Locking: the VA space lock for read during a job; block locks per window.
  */
+#include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -47,6 +57,9 @@
 /**
  * struct uvm_copy_side - one side of a copy
  * @addr:	first byte
+ * @pitch:	bytes from a row to the next (rows > 1)
+ * @slice_pitch: bytes from a slice to the next (slices > 1)
+ * @span:	bytes from @addr to the end of the last row
  * @kind:	enum uvm_va_range_kind, or 0 for ordinary process memory
  * @first:	pinned process memory: address of the first page
  * @npages:	pinned process memory: pages pinned
@@ -54,6 +67,9 @@
  */
 struct uvm_copy_side {
 	u64 addr;
+	u64 pitch;
+	u64 slice_pitch;
+	u64 span;
 	u32 kind;
 	u64 first;
 	u64 npages;
@@ -64,7 +80,10 @@ struct uvm_copy_side {
  * struct uvm_copy_job - a validated copy or memset
  * @job:	the queue's part; weight = pages
  * @gpu:	the GPU whose engine works
- * @length:	bytes
+ * @length:	bytes: @width * @height * @depth
+ * @width:	bytes per row
+ * @height:	rows per slice
+ * @depth:	slices
  * @is_memset:	a memset: @src unused
  * @pattern:	memset: the element replicated to 64 bits
  * @dst:	destination
@@ -74,6 +93,9 @@ struct uvm_copy_job {
 	struct uvm_job job;
 	struct uvm_gpu *gpu;
 	u64 length;
+	u64 width;
+	u32 height;
+	u32 depth;
 	bool is_memset;
 	u64 pattern;
 	struct uvm_copy_side dst;
@@ -119,6 +141,36 @@ static void uvm_copy_job_free(struct uvm_job *j)
 }
 
 /* Execution */
+
+/**
+ * uvm_copy_addr() - the address of a byte of the box on one side
+ * @job:	the job
+ * @side:	the side
+ * @off:	the byte's offset in the box, below @job->length
+ *
+ * Return: the address.
+ */
+static u64 uvm_copy_addr(const struct uvm_copy_job *job,
+			 const struct uvm_copy_side *side, u64 off)
+{
+	u64 row, col;
+	u32 y;
+
+	if (job->height == 1 && job->depth == 1)
+		return side->addr + off;
+	row = div64_u64_rem(off, job->width, &col);
+	row = div_u64_rem(row, job->height, &y);
+	return side->addr + row * side->slice_pitch + (u64)y * side->pitch + col;
+}
+
+/* Bytes from box offset @off to the end of its row. */
+static u64 uvm_copy_row_left(const struct uvm_copy_job *job, u64 off)
+{
+	u64 col;
+
+	div64_u64_rem(off, job->width, &col);
+	return job->width - col;
+}
 
 /**
  * uvm_copy_side_addr() - the engine's address of a byte of one side
@@ -168,13 +220,14 @@ static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_window *
  * @va_space:	the VA space; its lock held for read
  * @job:	the job
  * @win:	out
- * @off:	offset of the window into the copy
+ * @off:	offset of the window into the box
+ * @len:	its bytes
  *
  * Return: 0, -EFAULT when an allocation is gone, -ENOMEM.
  */
 static int uvm_copy_window_lock(struct uvm_va_space *va_space,
 				struct uvm_copy_job *job,
-				struct uvm_copy_window *win, u64 off)
+				struct uvm_copy_window *win, u64 off, u64 len)
 {
 	struct uvm_copy_side *sides[2] = { &job->dst, &job->src };
 	int n = job->is_memset ? 1 : 2;
@@ -182,12 +235,14 @@ static int uvm_copy_window_lock(struct uvm_va_space *va_space,
 
 	memset(win, 0, sizeof(*win));
 	for (i = 0; i < n; i++) {
-		u64 va = sides[i]->addr + off;
+		u64 va = uvm_copy_addr(job, sides[i], off);
+		u64 last = uvm_copy_addr(job, sides[i], off + len - 1);
 
 		if (!sides[i]->kind)
 			continue;
 		win->range[i] = uvm_va_range_find(va_space, va);
-		if (!win->range[i] || win->range[i]->kind != sides[i]->kind)
+		if (!win->range[i] || win->range[i]->kind != sides[i]->kind ||
+		    uvm_va_range_end(win->range[i]) <= last)
 			return -EFAULT;
 		if (sides[i]->kind == UVM_RANGE_VMM) {
 			/*
@@ -248,17 +303,23 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_windo
 				 struct uvm_va_block_ctx *ctx, u64 off, u64 len)
 {
 	struct uvm_page_mask mask;
-	u64 start;
+	u64 o, seg, a;
 	int i, ret;
 
 	for (i = job->is_memset ? 0 : 1; i >= 0; i--) {
+		struct uvm_copy_side *side = i ? &job->src : &job->dst;
 		struct uvm_va_block *block = win->block[i];
 
 		if (!block)
 			continue;
-		start = (i ? job->src.addr : job->dst.addr) + off;
-		uvm_va_block_range_mask(block, start & PAGE_MASK,
-					round_up(start + len, PAGE_SIZE), &mask);
+		/* the pages the window's rows touch, not the gaps between them */
+		uvm_page_mask_zero(&mask);
+		for (o = off; o < off + len; o += seg) {
+			seg = min(uvm_copy_row_left(job, o), off + len - o);
+			a = uvm_copy_addr(job, side, o);
+			uvm_page_mask_set_range(&mask, uvm_va_block_page_index(block, a),
+						uvm_va_block_page_index(block, a + seg - 1) + 1);
+		}
 		ret = uvm_va_block_serve_access(block, ctx, job->gpu, &mask, !i);
 		if (ret)
 			return ret;
@@ -284,9 +345,11 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
 	int ret = 0;
 
 	for (; off < end && !ret; off += piece) {
-		u64 d = job->dst.addr + off, s = job->src.addr + off;
+		u64 d = uvm_copy_addr(job, &job->dst, off);
+		u64 s = job->is_memset ? 0 : uvm_copy_addr(job, &job->src, off);
 
-		piece = min(end - off, PAGE_SIZE - offset_in_page(d));
+		piece = min3(end - off, uvm_copy_row_left(job, off),
+			     PAGE_SIZE - offset_in_page(d));
 		if (!job->is_memset)
 			piece = min(piece, PAGE_SIZE - offset_in_page(s));
 
@@ -314,15 +377,34 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
 	return ret;
 }
 
+/*
+ * uvm_copy_window_len() - bytes of the window starting at box offset @off:
+ * whole rows while both sides stay in the 2 MiB blocks of the window's
+ * first bytes, or the part of one row up to a block boundary.  Addresses
+ * grow with the offset (rows do not overlap), so the first row that leaves
+ * a block ends the window.
+ */
 static u64 uvm_copy_window_len(struct uvm_copy_job *job, u64 off)
 {
-	u64 len = min(job->length - off,
-		      UVM_VA_BLOCK_SIZE - ((job->dst.addr + off) & (UVM_VA_BLOCK_SIZE - 1)));
+	u64 dend = round_down(uvm_copy_addr(job, &job->dst, off), UVM_VA_BLOCK_SIZE) +
+		   UVM_VA_BLOCK_SIZE;
+	u64 send = job->is_memset ? U64_MAX :
+		   round_down(uvm_copy_addr(job, &job->src, off), UVM_VA_BLOCK_SIZE) +
+		   UVM_VA_BLOCK_SIZE;
+	u64 o = off, d, s, row, take;
 
-	if (!job->is_memset)
-		len = min(len, UVM_VA_BLOCK_SIZE -
-			  ((job->src.addr + off) & (UVM_VA_BLOCK_SIZE - 1)));
-	return len;
+	while (o < job->length) {
+		d = uvm_copy_addr(job, &job->dst, o);
+		s = job->is_memset ? 0 : uvm_copy_addr(job, &job->src, o);
+		if (d >= dend || s >= send)
+			break;
+		row = min(uvm_copy_row_left(job, o), job->length - o);
+		take = min3(row, dend - d, send - s);
+		o += take;
+		if (take < row)
+			break;
+	}
+	return o - off;
 }
 
 /**
@@ -356,7 +438,7 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 		len = uvm_copy_window_len(job, off);
 		/* A full GPU: evict with the block locks dropped, then retry. */
 		do {
-			ret = uvm_copy_window_lock(va_space, job, &win, off);
+			ret = uvm_copy_window_lock(va_space, job, &win, off, len);
 			if (!ret)
 				ret = uvm_copy_window_serve(job, &win, ctx, off, len);
 			if (!ret)
@@ -381,21 +463,20 @@ static const struct uvm_job_ops uvm_copy_job_ops = {
 /**
  * uvm_copy_side_prepare() - classify one side, pin process memory
  * @va_space:	the VA space
- * @side:	the side; @side->addr set
- * @length:	bytes
+ * @side:	the side; @side->addr and @side->span set
  * @gpu:	the GPU whose engine copies
  * @write:	the destination
  *
- * Return: 0; -EINVAL for a side partly inside an allocation or partly
- * unmapped VMM memory; -EPERM to write read-only registered memory, or
- * VMM memory @gpu may not access so; -EFAULT for process memory that cannot
- * be pinned; -ENOMEM.
+ * Return: 0; -EINVAL for a side partly inside an allocation, partly
+ * unmapped VMM memory, or process memory spanning over UVM_COPY_MAX_BYTES;
+ * -EPERM to write read-only registered memory, or VMM memory @gpu may not
+ * access so; -EFAULT for process memory that cannot be pinned; -ENOMEM.
  */
 static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
-				 struct uvm_copy_side *side, u64 length,
+				 struct uvm_copy_side *side,
 				 struct uvm_gpu *gpu, bool write)
 {
-	u64 end = side->addr + length;
+	u64 end = side->addr + side->span;
 	struct uvm_va_range *range;
 	long pinned;
 	int ret = 0;
@@ -416,6 +497,8 @@ static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
 	up_read(&va_space->lock);
 	if (ret || range)
 		return ret;
+	if (side->span > UVM_COPY_MAX_BYTES)
+		return -EINVAL;
 
 	side->first = round_down(side->addr, PAGE_SIZE);
 	side->npages = (round_up(end, PAGE_SIZE) - side->first) >> PAGE_SHIFT;
@@ -450,9 +533,9 @@ static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *j
 
 	job->job.ops = &uvm_copy_job_ops;
 	job->job.weight = (job->length >> PAGE_SHIFT) + 1;
-	ret = uvm_copy_side_prepare(va_space, &job->dst, job->length, job->gpu, true);
+	ret = uvm_copy_side_prepare(va_space, &job->dst, job->gpu, true);
 	if (!ret && !job->is_memset)
-		ret = uvm_copy_side_prepare(va_space, &job->src, job->length, job->gpu, false);
+		ret = uvm_copy_side_prepare(va_space, &job->src, job->gpu, false);
 	if (ret) {
 		uvm_copy_job_free(&job->job);
 		return ret;
@@ -496,8 +579,13 @@ int uvm_ioc_copy(struct uvm_va_space *va_space, void *data)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
 	job->length = args->length;
+	job->width = args->length;
+	job->height = 1;
+	job->depth = 1;
 	job->dst.addr = args->dst;
+	job->dst.span = args->length;
 	job->src.addr = args->src;
+	job->src.span = args->length;
 	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
 }
 
@@ -535,8 +623,175 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
 	job->length = args->count * args->element_size;
+	job->width = job->length;
+	job->height = 1;
+	job->depth = 1;
 	job->is_memset = true;
 	job->pattern = pattern;
 	job->dst.addr = args->dst;
+	job->dst.span = job->length;
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+}
+
+/**
+ * uvm_copy_box_check() - validate one side of a box, compute its span
+ * @box:	the side as the caller gave it
+ * @width:	bytes per row
+ * @height:	rows
+ * @depth:	slices
+ * @align:	alignment the address and the used pitches need (memset)
+ * @side:	out: address, pitches and span
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int uvm_copy_box_check(const struct uvm_box *box, u64 width, u32 height,
+			      u32 depth, u32 align, struct uvm_copy_side *side)
+{
+	u64 slice, span;
+
+	memset(side, 0, sizeof(*side));
+	side->addr = box->addr;
+	if (!IS_ALIGNED(box->addr, align))
+		return -EINVAL;
+	slice = width;
+	if (height > 1) {
+		if (box->pitch < width || !IS_ALIGNED(box->pitch, align) ||
+		    check_mul_overflow(box->pitch, (u64)(height - 1), &slice) ||
+		    check_add_overflow(slice, width, &slice))
+			return -EINVAL;
+		side->pitch = box->pitch;
+	}
+	span = slice;
+	if (depth > 1) {
+		if (box->slice_pitch < slice || !IS_ALIGNED(box->slice_pitch, align) ||
+		    check_mul_overflow(box->slice_pitch, (u64)(depth - 1), &span) ||
+		    check_add_overflow(span, slice, &span))
+			return -EINVAL;
+		side->slice_pitch = box->slice_pitch;
+	}
+	if (span > UVM_COPY_MAX_SPAN || box->addr + span < box->addr)
+		return -EINVAL;
+	side->span = span;
+	return 0;
+}
+
+/* May the two sides of a copy share a byte? (conservative: true when unsure) */
+static bool uvm_copy_box_overlap(const struct uvm_copy_job *job)
+{
+	const struct uvm_copy_side *d = &job->dst, *s = &job->src;
+	u64 p = d->pitch, delta, r;
+
+	if (d->addr >= s->addr + s->span || s->addr >= d->addr + d->span)
+		return false;
+	if (d->addr == s->addr && d->pitch == s->pitch &&
+	    d->slice_pitch == s->slice_pitch)
+		return false;
+	/*
+	 * 2D boxes with one pitch, e.g. the left and right halves of an
+	 * image: rows of one side lie between rows of the other when the
+	 * distance between their starts, modulo the pitch, leaves a row's
+	 * width on both hands.
+	 */
+	if (job->depth > 1 || job->height == 1 || d->pitch != s->pitch)
+		return true;
+	delta = d->addr > s->addr ? d->addr - s->addr : s->addr - d->addr;
+	div64_u64_rem(delta, p, &r);
+	return r < job->width || p - r < job->width;
+}
+
+/**
+ * uvm_ioc_copy_3d() - UVM_IOC_COPY_3D
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_copy_3d
+ *
+ * Return: see the uapi.
+ */
+int uvm_ioc_copy_3d(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_copy_3d *args = data;
+	struct uvm_copy_job *job;
+	u64 length;
+	int ret;
+
+	if ((args->flags & ~UVM_COPY_ASYNC) ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    !args->width || !args->height || !args->depth ||
+	    check_mul_overflow(args->width, (u64)args->height, &length) ||
+	    check_mul_overflow(length, (u64)args->depth, &length) ||
+	    length > UVM_COPY_MAX_BYTES)
+		return -EINVAL;
+	if (!uvm_gpu_get(args->gpu_index))
+		return -ENODEV;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	job->gpu = uvm_gpu_get(args->gpu_index);
+	job->length = length;
+	job->width = args->width;
+	job->height = args->height;
+	job->depth = args->depth;
+	ret = uvm_copy_box_check(&args->dst, job->width, job->height, job->depth, 1,
+				 &job->dst);
+	if (!ret)
+		ret = uvm_copy_box_check(&args->src, job->width, job->height, job->depth, 1,
+					 &job->src);
+	if (!ret && uvm_copy_box_overlap(job))
+		ret = -EINVAL;
+	if (ret) {
+		kfree(job);
+		return ret;
+	}
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+}
+
+/**
+ * uvm_ioc_memset_3d() - UVM_IOC_MEMSET_3D
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_memset_3d
+ *
+ * Return: see the uapi.
+ */
+int uvm_ioc_memset_3d(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_memset_3d *args = data;
+	u32 size = args->element_size;
+	struct uvm_copy_job *job;
+	u64 width, length, pattern;
+	int ret;
+
+	if ((args->flags & ~UVM_COPY_ASYNC) ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    (size != 1 && size != 2 && size != 4) ||
+	    (size < 4 && args->value >> (8 * size)) ||
+	    !args->width || !args->height || !args->depth ||
+	    check_mul_overflow(args->width, (u64)size, &width) ||
+	    check_mul_overflow(width, (u64)args->height, &length) ||
+	    check_mul_overflow(length, (u64)args->depth, &length) ||
+	    length > UVM_COPY_MAX_BYTES)
+		return -EINVAL;
+	if (!uvm_gpu_get(args->gpu_index))
+		return -ENODEV;
+
+	pattern = args->value;
+	for (; size < 8; size *= 2)
+		pattern |= pattern << (8 * size);
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	job->gpu = uvm_gpu_get(args->gpu_index);
+	job->length = length;
+	job->width = width;
+	job->height = args->height;
+	job->depth = args->depth;
+	job->is_memset = true;
+	job->pattern = pattern;
+	ret = uvm_copy_box_check(&args->dst, width, job->height, job->depth,
+				 args->element_size, &job->dst);
+	if (ret) {
+		kfree(job);
+		return ret;
+	}
 	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
 }

@@ -95,6 +95,9 @@ static_assert(sizeof(struct uvm_ioc_mem_unmap) == 40);
 static_assert(sizeof(struct uvm_mem_access) == 16);
 static_assert(sizeof(struct uvm_ioc_mem_set_access) == 56);
 static_assert(sizeof(struct uvm_ioc_mem_query) == 128);
+static_assert(sizeof(struct uvm_box) == 24);
+static_assert(sizeof(struct uvm_ioc_copy_3d) == 96);
+static_assert(sizeof(struct uvm_ioc_memset_3d) == 80);
 
 /**
  * uvm_check_mm() - is the caller the VA space's process?
@@ -173,7 +176,7 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	args->num_gpus = uvm_gpu_count;
 	args->page_size = PAGE_SIZE;
 	args->caps = (IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0) |
-		     UVM_CAP_VMM | uvm_hmm_caps();
+		     UVM_CAP_VMM | UVM_CAP_COPY_3D | uvm_hmm_caps();
 	return 0;
 }
 
@@ -229,6 +232,8 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(UVM_IOC_MEM_SET_ACCESS, uvm_ioc_mem_set_access,
 		  UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(UVM_IOC_MEM_QUERY, uvm_ioc_mem_query, 0),
+	UVM_IOCTL(UVM_IOC_COPY_3D, uvm_ioc_copy_3d, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_MEMSET_3D, uvm_ioc_memset_3d, UVM_IOCTL_COPYOUT_ON_ERROR),
 };
 
 /**

@@ -24,6 +24,11 @@
  * nothing changed and no fence was used.  Memsets: every kind and element
  * size (variants) with exact patterns, and every refusal (variants).
  *
+ * Strided copies and sets (UVM_IOC_COPY_3D, UVM_IOC_MEMSET_3D): 2D and 3D
+ * boxes with positions and pitches for every pair of kinds (the copy
+ * variants), the bytes between rows untouched; managed memory served only
+ * where the rows are; sets of every element size; every refusal (variants).
+ *
  * Device memory is read and written by GPU launches (never by the copy
  * engine under test) to check bytes.  The suite runs with vidmem_mb=64
  * (32 chunks per GPU), so that a GPU can be filled quickly.
@@ -1890,6 +1895,107 @@ TEST_F(copy, async)
 	copy_check(_metadata, self, variant, ps, 0, 3 * ps, UVM_COPY_ASYNC);
 }
 
+/* A box on one side of a strided copy: offset into the buffer, pitches. */
+struct boxdim {
+	uint64_t off, pitch, slice;
+};
+
+/* Where byte (x, y, z) of a box is, as an offset into its buffer. */
+static uint64_t box_at(const struct boxdim *b, uint64_t x, uint64_t y, uint64_t z)
+{
+	return b->off + z * b->slice + y * b->pitch + x;
+}
+
+/*
+ * UVM_IOC_COPY_3D of a box from src to dst, then ASSERT: dst is its
+ * background with exactly the box's rows replaced (the bytes between rows
+ * kept), src unchanged; without managed memory no fault, no migration, no
+ * vidmem.
+ */
+static void box_check(struct __test_metadata *_metadata, FIXTURE_DATA(copy) *self,
+		      const FIXTURE_VARIANT(copy) *variant, struct boxdim d, struct boxdim s,
+		      uint64_t width, uint32_t height, uint32_t depth, uint32_t flags)
+{
+	bool managed = variant->dst == K_MANAGED || variant->src == K_MANAGED;
+	struct uvm_box db = { (uintptr_t)self->dst.p + d.off, d.pitch, d.slice };
+	struct uvm_box sb = { (uintptr_t)self->src.p + s.off, s.pitch, s.slice };
+	uint64_t fence = 0, completed = 0, y, z;
+	struct uvm_counters c;
+
+	UVM_COUNT_DELTA(self->dev.fd, c, {
+		ASSERT_EQ(0, uvm_copy_3d(self->dev.fd, db, sb, width, height, depth, variant->ce,
+					 flags, &fence));
+		if (flags & UVM_COPY_ASYNC) {
+			ASSERT_EQ(0, uvm_fence_wait(self->dev.fd, fence, 0, &completed));
+			ASSERT_LE(fence, completed);
+		}
+	});
+	ASSERT_LT(self->last_fence, fence);
+	self->last_fence = fence;
+	for (z = 0; z < depth; z++)
+		for (y = 0; y < height; y++)
+			memcpy(self->want + box_at(&d, 0, y, z),
+			       self->src_data + box_at(&s, 0, y, z), width);
+	ASSERT_MBUF(&self->dev, &self->dst, self->want, self->scratch);
+	ASSERT_MBUF(&self->dev, &self->src, self->src_data, self->scratch);
+	if (!managed) {
+		ASSERT_COUNTS_ONLY(c, 0ULL);
+		ASSERT_EQ(self->vidmem[0], uvm_vidmem_used(self->dev.fd, 0));
+		ASSERT_EQ(self->vidmem[1], uvm_vidmem_used(self->dev.fd, 1));
+	}
+}
+
+/* 2D: a sub-box with positions, the pitches differing, rows across pages and both blocks */
+TEST_F(copy, box_2d)
+{
+	uint64_t ps = self->ps;
+	struct boxdim d = { 3 * 1000 + 17, 3000, 0 }, s = { 5 * 777 + 3, 2777, 0 };
+
+	/* 600 rows reach past each side's 2 MiB boundary (pages 2 and 5) */
+	box_check(_metadata, self, variant, d, s, 1111, 600, 1, 0);
+	/* rows of whole pages, page aligned on both sides */
+	d = (struct boxdim){ ps, 3 * ps, 0 };
+	s = (struct boxdim){ 2 * ps, 2 * ps, 0 };
+	box_check(_metadata, self, variant, d, s, ps, 150, 1, 0);
+	/* one-byte rows */
+	d = (struct boxdim){ 1, 4099, 0 };
+	s = (struct boxdim){ 4094, 4096, 0 };
+	box_check(_metadata, self, variant, d, s, 1, 400, 1, 0);
+}
+
+/* 3D: slices of rows, slice pitches beyond the rows, a box at (x, y, z) */
+TEST_F(copy, box_3d)
+{
+	struct boxdim d = { 0, 640, 640 * 70 }, s = { 0, 512, 512 * 90 };
+
+	/* the box at (x 20, y 5, z 1) of each layout: 300 bytes x 60 rows x 20 slices */
+	d.off = box_at(&d, 20, 5, 1);
+	s.off = box_at(&s, 7, 3, 1);
+	box_check(_metadata, self, variant, d, s, 300, 60, 20, 0);
+	/* a column: 1 row per slice */
+	d = (struct boxdim){ 9, 0, 20000 };
+	s = (struct boxdim){ 8, 0, 19999 };
+	box_check(_metadata, self, variant, d, s, 100, 1, 100, 0);
+}
+
+/* Asynchronous boxes complete in order */
+TEST_F(copy, box_async)
+{
+	struct boxdim d = { 100, 8192, 0 }, s = { 0, 4000, 0 };
+
+	box_check(_metadata, self, variant, d, s, 4000, 200, 1, UVM_COPY_ASYNC);
+	d.off = 50;
+	box_check(_metadata, self, variant, d, s, 700, 250, 1, UVM_COPY_ASYNC);
+}
+
+/* A box of one row is a 1D copy */
+TEST_F(copy, box_one_row)
+{
+	struct boxdim d = { 4093, 0, 0 }, s = { 7, 0, 0 };
+
+	box_check(_metadata, self, variant, d, s, self->len - 4093 - 1001, 1, 1, 0);
+}
+
 /*
  * Managed memory as a side of a copy: served as an access of the copying GPU
  */
@@ -2156,6 +2262,49 @@ TEST_F(copy_managed, identical_sides_other_kinds)
 	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, h));
 	ASSERT_EQ(0, munmap(d, self->len));
 	free(h);
+}
+
+/*
+ * A strided copy serves the managed pages its rows touch, not those between
+ * them: rows on every other page of a resident-on-CPU range move only their
+ * pages to the copying GPU, on either side.
+ */
+TEST_F(copy_managed, box_serves_rows_only)
+{
+	uint32_t g = variant->ce;
+	const uint64_t ps = self->ps, n = 16;
+	uint8_t *m = uvm_mmap_block_aligned(&self->dev, n * ps);
+	uint8_t *h = malloc(n * ps), *ref = malloc(n * ps);
+	struct uvm_box mb = { 0, 2 * ps, 0 }, hb = { 0, 64, 0 };
+	uint64_t y;
+
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_NE(NULL, h);
+	ASSERT_NE(NULL, ref);
+	uvm_random_fill(ref, n * ps, 0x77);
+	uvm_random_fill(h, n * ps, 0x78);
+	memcpy(m, ref, n * ps);
+	/* 8 rows of 64 bytes into pages 0, 2, ..., 14 */
+	mb.addr = (uintptr_t)m + 100;
+	hb.addr = (uintptr_t)h;
+	ASSERT_EQ(0, uvm_copy_3d(self->dev.fd, mb, hb, 64, n / 2, 1, g, 0, NULL));
+	for (y = 0; y < n; y++)
+		ASSERT_RESIDENCY(&self->dev, m + y * ps, 1,
+				 y % 2 ? UVM_STATE_CPU : uvm_state(UVM_GPU_BIT(g), 0, 0, 0));
+	for (y = 0; y < n / 2; y++)
+		memcpy(ref + 100 + y * 2 * ps, h + y * 64, 64);
+	ASSERT_BYTES(m, ref, n * ps);
+	/* the other way: reading rows on odd pages moves those (now on the CPU) */
+	mb.addr = (uintptr_t)m + ps;
+	ASSERT_EQ(0, uvm_copy_3d(self->dev.fd, hb, mb, 64, n / 2, 1, g, 0, NULL));
+	for (y = 0; y < n; y++)
+		ASSERT_RESIDENCY(&self->dev, m + y * ps, 1,
+				 y % 2 ? uvm_state(UVM_GPU_BIT(g), 0, 0, 0) : UVM_STATE_CPU);
+	for (y = 0; y < n / 2; y++)
+		ASSERT_BYTES(h + y * 64, ref + ps + y * 2 * ps, 64);
+	munmap(m, n * ps);
+	free(h);
+	free(ref);
 }
 
 /*
@@ -2689,6 +2838,34 @@ TEST_F(memset, span)
 		     (self->len - off - 1001) / variant->esize, 0);
 }
 
+/* A 2D box and a 3D box of elements: the bytes between rows keep their values */
+TEST_F(memset, box)
+{
+	const uint32_t e = variant->esize;
+	const uint64_t off = 4 * 1021, pitch = 4 * 999, slice = 4 * 999 * 130;
+	uint64_t fence = 0, y, z;
+	struct uvm_box b = { (uintptr_t)self->dst.p + off, pitch, 0 };
+
+	/* 2D: 300 rows of 555 elements, across the 2 MiB boundary at page 2 */
+	ASSERT_EQ(0, uvm_memset_3d(self->dev.fd, b, 555, 300, 1, variant->value, e, variant->ce,
+				   0, &fence));
+	ASSERT_NE(0ULL, fence);
+	for (y = 0; y < 300; y++)
+		memset_expect(self->want + off + y * pitch, 555, variant->value, e);
+	ASSERT_MBUF(&self->dev, &self->dst, self->want, self->scratch);
+	/* 3D, asynchronously: 4 slices of 100 rows of 7 elements */
+	b.addr = (uintptr_t)self->dst.p + 8;
+	b.slice_pitch = slice;
+	ASSERT_EQ(0, uvm_memset_3d(self->dev.fd, b, 7, 100, 4, ~variant->value >> (32 - 8 * e),
+				   e, variant->ce, UVM_COPY_ASYNC, &fence));
+	ASSERT_EQ(0, uvm_fence_wait(self->dev.fd, fence, 0, NULL));
+	for (z = 0; z < 4; z++)
+		for (y = 0; y < 100; y++)
+			memset_expect(self->want + 8 + z * slice + y * pitch, 7,
+				      ~variant->value >> (32 - 8 * e), e);
+	ASSERT_MBUF(&self->dev, &self->dst, self->want, self->scratch);
+}
+
 /* One element just before a 2 MiB boundary, and three across a page boundary, asynchronously */
 TEST_F(memset, edges)
 {
@@ -2822,6 +2999,182 @@ TEST_F(memset_bad, accepted_edges)
 	ASSERT_BYTES(p, want, sizeof(want));
 	ASSERT_EQ(ar->snap[A_HOST * ARENA_LEN + 64 + 12], p[12]);
 	ASSERT_EQ(ar->snap[A_HOST * ARENA_LEN + 63], p[-1]);
+}
+
+/*
+ * Strided copies and sets refused: each variant one bad argument, checked
+ * before anything runs; no fence is taken and nothing changes.
+ */
+
+FIXTURE(box_bad) {
+	struct uvm_dev dev;
+	uint8_t *pg, *m, *d;	/* 4 MiB each: pageable, managed, device 0 */
+	uint8_t *snap;
+};
+
+FIXTURE_VARIANT(box_bad) {
+	bool set;			/* UVM_IOC_MEMSET_3D, else UVM_IOC_COPY_3D */
+	int dst_kind, src_kind;		/* K_*: pg, m, d above */
+	uint64_t doff, soff;		/* byte offsets into them */
+	uint64_t dpitch, spitch, dslice, sslice;
+	uint64_t width;
+	uint32_t height, depth;
+	uint32_t esize, value, flags, gpu;
+	uint64_t reserved;
+	int err;
+};
+
+/* Each variant is BOX_OK, a valid copy, with the fields it breaks overridden. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#define BOX_OK	.dst_kind = K_PAGEABLE, .src_kind = K_MANAGED, .width = 64, .height = 4, \
+		.depth = 1, .dpitch = 128, .spitch = 128, .esize = 1
+/* width 0 */
+FIXTURE_VARIANT_ADD(box_bad, width_0) { BOX_OK, .width = 0, .err = EINVAL };
+/* height 0 */
+FIXTURE_VARIANT_ADD(box_bad, height_0) { BOX_OK, .height = 0, .err = EINVAL };
+/* depth 0 */
+FIXTURE_VARIANT_ADD(box_bad, depth_0) { BOX_OK, .depth = 0, .err = EINVAL };
+/* a destination pitch narrower than a row */
+FIXTURE_VARIANT_ADD(box_bad, dst_pitch_narrow) { BOX_OK, .dpitch = 63, .err = EINVAL };
+/* a source pitch narrower than a row */
+FIXTURE_VARIANT_ADD(box_bad, src_pitch_narrow) { BOX_OK, .spitch = 0, .err = EINVAL };
+/* slices that overlap the previous slice's rows */
+FIXTURE_VARIANT_ADD(box_bad, slice_overlaps) {
+	BOX_OK, .depth = 2, .dslice = 3 * 128 + 63, .sslice = 4 * 128, .err = EINVAL };
+/* more than UVM_COPY_MAX_BYTES in the box */
+FIXTURE_VARIANT_ADD(box_bad, too_many_bytes) {
+	BOX_OK, .width = 1ULL << 20, .height = 4097, .dpitch = 1ULL << 20, .spitch = 1ULL << 20,
+	.err = EINVAL };
+/* a span over UVM_COPY_MAX_SPAN */
+FIXTURE_VARIANT_ADD(box_bad, span_too_long) {
+	BOX_OK, .height = 3, .dpitch = 1ULL << 35, .err = EINVAL };
+/* width x height overflows 64 bits */
+FIXTURE_VARIANT_ADD(box_bad, size_overflows) {
+	BOX_OK, .width = 1ULL << 40, .height = 1U << 30, .dpitch = 1ULL << 40,
+	.spitch = 1ULL << 40, .err = EINVAL };
+/* a side wrapping around the address space */
+FIXTURE_VARIANT_ADD(box_bad, pitch_wraps) { BOX_OK, .dpitch = ~0ULL / 2, .err = EINVAL };
+/* a pageable span over UVM_COPY_MAX_BYTES (rows 4 GiB apart) */
+FIXTURE_VARIANT_ADD(box_bad, pageable_span_too_long) {
+	BOX_OK, .height = 2, .dpitch = 1ULL << 32, .err = EINVAL };
+/* sides sharing bytes: overlapping rows of one managed range */
+FIXTURE_VARIANT_ADD(box_bad, sides_share_bytes) {
+	BOX_OK, .dst_kind = K_MANAGED, .doff = 32, .err = EINVAL };
+/* sides with different pitches whose spans overlap */
+FIXTURE_VARIANT_ADD(box_bad, spans_overlap_pitches_differ) {
+	BOX_OK, .dst_kind = K_MANAGED, .doff = 64, .dpitch = 256, .err = EINVAL };
+/* a span leaving device memory */
+FIXTURE_VARIANT_ADD(box_bad, dst_leaves_device) {
+	BOX_OK, .dst_kind = K_DEVICE, .doff = (4 << 20) - 300, .err = EINVAL };
+/* a span leaving managed memory */
+FIXTURE_VARIANT_ADD(box_bad, src_leaves_managed) {
+	BOX_OK, .dst_kind = K_DEVICE, .soff = (4 << 20) - 200, .err = EINVAL };
+/* an unknown flag */
+FIXTURE_VARIANT_ADD(box_bad, flag_bit1) { BOX_OK, .flags = 1U << 1, .err = EINVAL };
+/* reserved bits set */
+FIXTURE_VARIANT_ADD(box_bad, reserved) { BOX_OK, .reserved = 1, .err = EINVAL };
+/* a GPU that does not exist */
+FIXTURE_VARIANT_ADD(box_bad, gpu_count) { BOX_OK, .gpu = 2, .err = ENODEV };
+/* memset: element size 3 */
+FIXTURE_VARIANT_ADD(box_bad, set_esize_3) { BOX_OK, .set = true, .esize = 3, .err = EINVAL };
+/* memset: a value wider than the element */
+FIXTURE_VARIANT_ADD(box_bad, set_value_wide) {
+	BOX_OK, .set = true, .esize = 2, .value = 0x10000, .err = EINVAL };
+/* memset: a pitch not a multiple of the element */
+FIXTURE_VARIANT_ADD(box_bad, set_pitch_unaligned) {
+	BOX_OK, .set = true, .esize = 4, .width = 16, .dpitch = 66, .err = EINVAL };
+/* memset: a slice pitch not a multiple of the element */
+FIXTURE_VARIANT_ADD(box_bad, set_slice_unaligned) {
+	BOX_OK, .set = true, .esize = 2, .depth = 2, .dslice = 1001, .err = EINVAL };
+/* memset: a misaligned address */
+FIXTURE_VARIANT_ADD(box_bad, set_addr_unaligned) {
+	BOX_OK, .set = true, .esize = 4, .width = 16, .doff = 2, .err = EINVAL };
+/* memset: width x element size over the limit */
+FIXTURE_VARIANT_ADD(box_bad, set_too_many_bytes) {
+	BOX_OK, .set = true, .esize = 4, .width = 1ULL << 30, .height = 2, .dpitch = 1ULL << 32,
+	.err = EINVAL };
+/* memset: into unmapped process memory */
+FIXTURE_VARIANT_ADD(box_bad, set_unmapped) {
+	BOX_OK, .set = true, .doff = (4 << 20) - 100, .err = EFAULT };
+#pragma GCC diagnostic pop
+
+FIXTURE_SETUP(box_bad)
+{
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 2);
+	/* 4 MiB and a hole after them */
+	self->pg = mmap(NULL, (4 << 20) + 4096, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->pg);
+	ASSERT_EQ(0, munmap(self->pg + (4 << 20), 4096));
+	self->m = uvm_mmap_block_aligned(&self->dev, 4 << 20);
+	ASSERT_NE(MAP_FAILED, self->m);
+	self->d = uvm_mmap_device(&self->dev, 0, 4 << 20);
+	ASSERT_NE(MAP_FAILED, self->d);
+	self->snap = malloc(4 << 20);
+	ASSERT_NE(NULL, self->snap);
+	uvm_random_fill(self->m, 4 << 20, 0xb0c5);
+	memcpy(self->snap, self->m, 4 << 20);
+	memset(self->pg, 0x3c, 4 << 20);
+}
+
+FIXTURE_TEARDOWN(box_bad)
+{
+	munmap(self->pg, 4 << 20);
+	munmap(self->m, 4 << 20);
+	munmap(self->d, 4 << 20);
+	free(self->snap);
+	uvm_dev_teardown(&self->dev);
+}
+
+static uint64_t box_bad_addr(FIXTURE_DATA(box_bad) *self, int kind, uint64_t off)
+{
+	uint8_t *base = kind == K_MANAGED ? self->m : kind == K_DEVICE ? self->d : self->pg;
+
+	return (uintptr_t)base + off;
+}
+
+/* The variant's ioctl; Return: its result. */
+static int box_bad_call(FIXTURE_DATA(box_bad) *self, const FIXTURE_VARIANT(box_bad) *variant)
+{
+	struct uvm_box dst = { box_bad_addr(self, variant->dst_kind, variant->doff),
+			       variant->dpitch, variant->dslice };
+	struct uvm_box src = { box_bad_addr(self, variant->src_kind, variant->soff),
+			       variant->spitch, variant->sslice };
+
+	if (variant->set) {
+		struct uvm_ioc_memset_3d a = {
+			.dst = dst, .width = variant->width, .height = variant->height,
+			.depth = variant->depth, .value = variant->value,
+			.element_size = variant->esize, .gpu_index = variant->gpu,
+			.flags = variant->flags, .reserved = { variant->reserved },
+		};
+
+		return uvm_ioctl(self->dev.fd, UVM_IOC_MEMSET_3D, &a);
+	}
+	struct uvm_ioc_copy_3d a = {
+		.dst = dst, .src = src, .width = variant->width, .height = variant->height,
+		.depth = variant->depth, .gpu_index = variant->gpu, .flags = variant->flags,
+		.reserved = { variant->reserved },
+	};
+
+	return uvm_ioctl(self->dev.fd, UVM_IOC_COPY_3D, &a);
+}
+
+TEST_F(box_bad, refused)
+{
+	uint64_t before = 0, after = 0, i;
+	struct uvm_counters d;
+
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->pg, 1, 0x3c, 1, 0, 0, &before));
+	UVM_COUNT_DELTA(self->dev.fd, d, ASSERT_EQ(-variant->err, box_bad_call(self, variant)));
+	ASSERT_COUNTS_ONLY(d, 0ULL);
+	/* no fence was taken */
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->pg, 1, 0x3c, 1, 0, 0, &after));
+	ASSERT_EQ(before + 1, after);
+	ASSERT_BYTES(self->m, self->snap, 4 << 20);
+	for (i = 0; i < (4 << 20); i += 4096)
+		ASSERT_EQ(0x3c, self->pg[i]);
 }
 
 TEST_HARNESS_MAIN

@@ -1143,6 +1143,52 @@ static inline int uvm_copy(int fd, const void *dst, const void *src, uint64_t le
 	return ret;
 }
 
+/*
+ * UVM_IOC_COPY_3D of @depth slices of @height rows of @width bytes; each side
+ * a struct uvm_box (address, pitch, slice pitch); @fence may be NULL.
+ */
+static inline int uvm_copy_3d(int fd, struct uvm_box dst, struct uvm_box src, uint64_t width,
+			      uint32_t height, uint32_t depth, uint32_t gpu, uint32_t flags,
+			      uint64_t *fence)
+{
+	struct uvm_ioc_copy_3d args = {
+		.dst = dst,
+		.src = src,
+		.width = width,
+		.height = height,
+		.depth = depth,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_COPY_3D, &args);
+
+	if (fence)
+		*fence = args.fence;
+	return ret;
+}
+
+/* UVM_IOC_MEMSET_3D of a box of @width elements of @esize bytes per row. */
+static inline int uvm_memset_3d(int fd, struct uvm_box dst, uint64_t width, uint32_t height,
+				uint32_t depth, uint32_t value, uint32_t esize, uint32_t gpu,
+				uint32_t flags, uint64_t *fence)
+{
+	struct uvm_ioc_memset_3d args = {
+		.dst = dst,
+		.width = width,
+		.height = height,
+		.depth = depth,
+		.value = value,
+		.element_size = esize,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_MEMSET_3D, &args);
+
+	if (fence)
+		*fence = args.fence;
+	return ret;
+}
+
 /* UVM_IOC_MEMSET of @count elements of @esize bytes; @fence may be NULL. */
 static inline int uvm_memset(int fd, const void *dst, uint64_t count, uint32_t value,
 			     uint32_t esize, uint32_t gpu, uint32_t flags, uint64_t *fence)

@@ -30,6 +30,8 @@
  *       (MEM_EXPORT, MEM_IMPORT), address reservations (mmap at
  *       UVM_MMAP_RESERVE), MEM_MAP, MEM_UNMAP, MEM_SET_ACCESS, MEM_QUERY;
  *       POINTER_INFO reports UVM_POINTER_VMM.
+ *  1.4  COPY_3D and MEMSET_3D: pitched, 2D and 3D copies and sets, each one
+ *       copy-engine job.
  */
 #ifndef _UAPI_UVM_H_
 #define _UAPI_UVM_H_
@@ -38,7 +40,7 @@
 #include <linux/types.h>
 
 #define UVM_API_VERSION_MAJOR	1
-#define UVM_API_VERSION_MINOR	3
+#define UVM_API_VERSION_MINOR	4
 
 /* Name of the device node under /dev. */
 #define UVM_DEVICE_NAME		"uvm"
@@ -65,6 +67,7 @@
 #define UVM_CAP_DEVICE_PRIVATE	(1ULL << 1)	/* pageable memory can migrate */
 #define UVM_CAP_HMM_MIRROR	(1ULL << 2)	/* pageable memory is mirrored */
 #define UVM_CAP_VMM		(1ULL << 3)	/* the MEM_* ioctls (API 1.3) */
+#define UVM_CAP_COPY_3D		(1ULL << 4)	/* COPY_3D, MEMSET_3D (API 1.4) */
 
 /**
  * struct uvm_ioc_version - UVM_IOC_GET_VERSION
@@ -484,6 +487,99 @@ struct uvm_ioc_memset {
 };
 
 /*
+ * Strided copies and sets (API 1.4).  A box is @depth slices of @height rows
+ * of @width bytes; row y of slice z of a side starts at
+ *
+ *	addr + z * slice_pitch + y * pitch
+ *
+ * Rows of a side never overlap: @pitch >= @width where @height > 1, and
+ * @slice_pitch >= (@height - 1) * @pitch + @width where @depth > 1 (each is
+ * ignored otherwise).  A side's span, from its first byte to the last byte
+ * of its last row, is at most UVM_COPY_MAX_SPAN; the whole span lies inside
+ * one allocation or outside all of them, as one side of UVM_IOC_COPY does.
+ * Ordinary process memory is pinned over the whole span (the gaps between
+ * rows included, so they must be mapped) and then its span is at most
+ * UVM_COPY_MAX_BYTES.  Mapped VMM memory must be mapped, with the right for
+ * the copying GPU, over the whole span.
+ */
+#define UVM_COPY_MAX_SPAN	(1ULL << 36)
+
+/**
+ * struct uvm_box - one side of a strided copy or set
+ * @addr:	first byte of the first row
+ * @pitch:	bytes from the start of a row to the start of the next
+ * @slice_pitch: bytes from the start of a slice to the start of the next
+ */
+struct uvm_box {
+	__u64 addr;
+	__u64 pitch;
+	__u64 slice_pitch;
+};
+
+/**
+ * struct uvm_ioc_copy_3d - UVM_IOC_COPY_3D: copy a box with a copy engine
+ * @dst:	(in) destination box
+ * @src:	(in) source box
+ * @width:	(in) bytes per row, >= 1
+ * @height:	(in) rows per slice, >= 1
+ * @depth:	(in) slices, >= 1
+ * @gpu_index:	(in) GPU whose copy engine copies
+ * @flags:	(in) UVM_COPY_ASYNC or 0
+ * @fence:	(out) the copy's fence (both modes)
+ * @reserved:	must be zero
+ *
+ * One job of the VA space's queue: the engine walks the rows.  @width *
+ * @height * @depth is at most UVM_COPY_MAX_BYTES.  Each side follows the
+ * rules above and those of UVM_IOC_COPY.  The spans of the two sides may
+ * overlap only where no byte is in both: identical boxes, or two 2D boxes
+ * (@depth 1) with the same pitch whose rows interleave without touching.
+ *
+ * Return: as UVM_IOC_COPY; -EINVAL also for a zero dimension, overlapping
+ * rows of a side, a span over its limit, or sides sharing bytes.
+ */
+struct uvm_ioc_copy_3d {
+	struct uvm_box dst;
+	struct uvm_box src;
+	__u64 width;
+	__u32 height;
+	__u32 depth;
+	__u32 gpu_index;
+	__u32 flags;
+	__u64 fence;
+	__u64 reserved[2];
+};
+
+/**
+ * struct uvm_ioc_memset_3d - UVM_IOC_MEMSET_3D: fill a box with a copy engine
+ * @dst:	(in) the box; @dst.addr, and the pitches that are used,
+ *		aligned to @element_size
+ * @width:	(in) elements per row, >= 1
+ * @height:	(in) rows per slice, >= 1
+ * @depth:	(in) slices, >= 1
+ * @value:	(in) the element (low @element_size bytes used)
+ * @element_size: (in) 1, 2 or 4
+ * @gpu_index:	(in) GPU whose copy engine fills
+ * @flags:	(in) UVM_COPY_ASYNC or 0
+ * @fence:	(out) its fence
+ * @reserved:	must be zero
+ *
+ * Bytes between rows are not written.  The destination rules of
+ * UVM_IOC_COPY_3D apply; @width * @element_size is the row's bytes.
+ */
+struct uvm_ioc_memset_3d {
+	struct uvm_box dst;
+	__u64 width;
+	__u32 height;
+	__u32 depth;
+	__u32 value;
+	__u32 element_size;
+	__u32 gpu_index;
+	__u32 flags;
+	__u64 fence;
+	__u64 reserved[2];
+};
+
+/*
  * Virtual memory management (API 1.3): physical allocations that have no
  * address, mapped into address reservations, with access set per processor.
  *
@@ -796,6 +892,8 @@ struct uvm_ioc_mem_query {
 #define UVM_IOC_MEM_UNMAP	_IOWR(UVM_IOC_MAGIC, 0x12, struct uvm_ioc_mem_unmap)
 #define UVM_IOC_MEM_SET_ACCESS	_IOWR(UVM_IOC_MAGIC, 0x13, struct uvm_ioc_mem_set_access)
 #define UVM_IOC_MEM_QUERY	_IOWR(UVM_IOC_MAGIC, 0x14, struct uvm_ioc_mem_query)
+#define UVM_IOC_COPY_3D		_IOWR(UVM_IOC_MAGIC, 0x15, struct uvm_ioc_copy_3d)
+#define UVM_IOC_MEMSET_3D	_IOWR(UVM_IOC_MAGIC, 0x16, struct uvm_ioc_memset_3d)
 
 /*
  * Managed memory: mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)

@@ -95,6 +95,22 @@ extern "C" {
 #define cuStreamGetCtx				UVM_API_PTSZ(cuStreamGetCtx)
 #define cuEventRecord				UVM_API_PTSZ(cuEventRecord)
 #define cuMemMapArrayAsync			UVM_API_PTSZ(cuMemMapArrayAsync)
+#define cuMemAllocPitch				cuMemAllocPitch_v2
+#define cuMemcpy2D				UVM_API_PTDS(cuMemcpy2D_v2)
+#define cuMemcpy2DUnaligned			UVM_API_PTDS(cuMemcpy2DUnaligned_v2)
+#define cuMemcpy3D				UVM_API_PTDS(cuMemcpy3D_v2)
+#define cuMemcpy2DAsync				UVM_API_PTSZ(cuMemcpy2DAsync_v2)
+#define cuMemcpy3DAsync				UVM_API_PTSZ(cuMemcpy3DAsync_v2)
+#define cuMemcpyPeer				UVM_API_PTDS(cuMemcpyPeer)
+#define cuMemcpyPeerAsync			UVM_API_PTSZ(cuMemcpyPeerAsync)
+#define cuMemcpy3DPeer				UVM_API_PTDS(cuMemcpy3DPeer)
+#define cuMemcpy3DPeerAsync			UVM_API_PTSZ(cuMemcpy3DPeerAsync)
+#define cuMemsetD2D8				UVM_API_PTDS(cuMemsetD2D8_v2)
+#define cuMemsetD2D16				UVM_API_PTDS(cuMemsetD2D16_v2)
+#define cuMemsetD2D32				UVM_API_PTDS(cuMemsetD2D32_v2)
+#define cuMemsetD2D8Async			UVM_API_PTSZ(cuMemsetD2D8Async)
+#define cuMemsetD2D16Async			UVM_API_PTSZ(cuMemsetD2D16Async)
+#define cuMemsetD2D32Async			UVM_API_PTSZ(cuMemsetD2D32Async)
 
 /* Basic types. */
 typedef unsigned long long CUdeviceptr_v2;
@@ -383,6 +399,90 @@ typedef enum CUmemorytype_enum {
 	CU_MEMORYTYPE_ARRAY = 0x03,
 	CU_MEMORYTYPE_UNIFIED = 0x04
 } CUmemorytype;
+
+/*
+ * 2D and 3D copies.  A side is host memory (srcHost), device memory
+ * (srcDevice), a CUDA array (srcArray) or, with CU_MEMORYTYPE_UNIFIED, a
+ * unified address (srcDevice) of any kind; the box starts at (XInBytes, Y,
+ * Z) of a layout of pitch bytes per row and Height rows per slice.
+ */
+typedef struct CUDA_MEMCPY2D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes;
+	size_t dstY;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes;
+	size_t Height;
+} CUDA_MEMCPY2D_v2;
+typedef CUDA_MEMCPY2D_v2 CUDA_MEMCPY2D;
+
+typedef struct CUDA_MEMCPY3D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D_v2;
+typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
+
+typedef struct CUDA_MEMCPY3D_PEER_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	CUcontext srcContext;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	CUcontext dstContext;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D_PEER_v1;
+typedef CUDA_MEMCPY3D_PEER_v1 CUDA_MEMCPY3D_PEER;
 
 typedef enum CUmemAttach_flags_enum {
 	CU_MEM_ATTACH_GLOBAL = 0x1,
@@ -722,6 +822,36 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size
 				  CUstream hStream) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
 				  CUstream hStream) UVM_NOEXCEPT;
+
+/* Pitched memory, 2D and 3D copies and sets, peer copies. */
+CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+				    size_t Height, unsigned int ElementSizeBytes) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
+			      CUdeviceptr srcDevice, CUcontext srcContext,
+			      size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+				   CUdeviceptr srcDevice, CUcontext srcContext,
+				   size_t ByteCount, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy,
+				     CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+				 size_t Width, size_t Height) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+				  size_t Width, size_t Height) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+				  size_t Width, size_t Height) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+				   size_t Width, size_t Height, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+				    size_t Width, size_t Height, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+				    size_t Width, size_t Height, CUstream hStream) UVM_NOEXCEPT;
 
 /* Unified addressing. */
 CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,

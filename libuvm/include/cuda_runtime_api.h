@@ -37,6 +37,16 @@
 #define cudaMemset				UVM_RT_PTDS(cudaMemset)
 #define cudaMemcpyAsync				UVM_RT_PTSZ(cudaMemcpyAsync)
 #define cudaMemsetAsync				UVM_RT_PTSZ(cudaMemsetAsync)
+#define cudaMemcpy2D				UVM_RT_PTDS(cudaMemcpy2D)
+#define cudaMemcpy3D				UVM_RT_PTDS(cudaMemcpy3D)
+#define cudaMemcpy3DPeer			UVM_RT_PTDS(cudaMemcpy3DPeer)
+#define cudaMemset2D				UVM_RT_PTDS(cudaMemset2D)
+#define cudaMemset3D				UVM_RT_PTDS(cudaMemset3D)
+#define cudaMemcpy2DAsync			UVM_RT_PTSZ(cudaMemcpy2DAsync)
+#define cudaMemcpy3DAsync			UVM_RT_PTSZ(cudaMemcpy3DAsync)
+#define cudaMemcpy3DPeerAsync			UVM_RT_PTSZ(cudaMemcpy3DPeerAsync)
+#define cudaMemset2DAsync			UVM_RT_PTSZ(cudaMemset2DAsync)
+#define cudaMemset3DAsync			UVM_RT_PTSZ(cudaMemset3DAsync)
 
 #ifdef __cplusplus
 #define UVM_RT_NOEXCEPT noexcept
@@ -103,6 +113,38 @@ cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
 cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count,
 				      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+				      size_t height) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
+				   struct cudaExtent extent) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+				   size_t width, size_t height,
+				   enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+					size_t spitch, size_t width, size_t height,
+					enum cudaMemcpyKind kind,
+					cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy3D(const struct cudaMemcpy3DParms *p) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p,
+					cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+				     size_t count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+					  int srcDevice, size_t count,
+					  cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p,
+					    cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+				   size_t height) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+					size_t height,
+					cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value,
+				   struct cudaExtent extent) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+					struct cudaExtent extent,
+					cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
 				    enum cudaMemoryAdvise advice,

@@ -198,6 +198,53 @@ enum cudaMemcpyKind {
 	cudaMemcpyDefault = 4
 };
 
+/* CUDA arrays: opaque. */
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+
+/* Pitched memory and 3D copies. */
+struct cudaPitchedPtr {
+	void *ptr;
+	size_t pitch;
+	size_t xsize;
+	size_t ysize;
+};
+
+struct cudaExtent {
+	size_t width;
+	size_t height;
+	size_t depth;
+};
+
+struct cudaPos {
+	size_t x;
+	size_t y;
+	size_t z;
+};
+
+struct cudaMemcpy3DParms {
+	cudaArray_t srcArray;
+	struct cudaPos srcPos;
+	struct cudaPitchedPtr srcPtr;
+	cudaArray_t dstArray;
+	struct cudaPos dstPos;
+	struct cudaPitchedPtr dstPtr;
+	struct cudaExtent extent;
+	enum cudaMemcpyKind kind;
+};
+
+struct cudaMemcpy3DPeerParms {
+	cudaArray_t srcArray;
+	struct cudaPos srcPos;
+	struct cudaPitchedPtr srcPtr;
+	int srcDevice;
+	cudaArray_t dstArray;
+	struct cudaPos dstPos;
+	struct cudaPitchedPtr dstPtr;
+	int dstDevice;
+	struct cudaExtent extent;
+};
+
 enum cudaMemoryType {
 	cudaMemoryTypeUnregistered = 0,
 	cudaMemoryTypeHost = 1,

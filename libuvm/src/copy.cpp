@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * copy.cpp - cuMemcpy*, cuMemsetD* and their asynchronous forms, through
- * the driver's copy engines (UVM_IOC_COPY, UVM_IOC_MEMSET).
+ * the driver's copy engines (UVM_IOC_COPY, UVM_IOC_MEMSET), and the box
+ * every copy and set is: 2D and 3D ones (pitched.cpp) are one driver job
+ * each (UVM_IOC_COPY_3D, UVM_IOC_MEMSET_3D), the engine walking the rows.
  *
  * Copies and sets are jobs of the VA space's queue, ordered by fence with
  * the prefetches and discards: a stream is the fences of its work
@@ -13,7 +15,8 @@
  *
  * Validation, NVIDIA's (probe_devmem.txt, probe_copy.txt, probe_null.txt),
  * before anything is queued:
- *  - a side is a byte range [p, p + n) inside one allocation (as asked for:
+ *  - a side is a byte range [p, p + n) (a box: from its first byte to the end
+ *    of its last row) inside one allocation (as asked for:
  *    a sub-allocation's neighbour is out of bounds, "cp.straddle.next.*"),
  *    or ordinary process memory touching none; NULL never is;
  *  - with unified addressing the "host" side of cuMemcpyHtoD/DtoH may be
@@ -52,12 +55,6 @@
 
 namespace uvm {
 namespace {
-
-/* What a side of a copy must be. */
-enum class Role {
-	any,	/* the host side of cuMemcpyHtoD/DtoH, both sides of cuMemcpy */
-	device,	/* memory a GPU can use */
-};
 
 struct Side {
 	uint64_t addr = 0;
@@ -136,6 +133,44 @@ class Job {
 public:
 	explicit Job(int gpu) : gpu_(gpu) {}
 
+	/*
+	 * A box: one UVM_IOC_COPY_3D or UVM_IOC_MEMSET_3D when it holds at
+	 * most UVM_COPY_MAX_BYTES, else one per group of rows of a slice (a
+	 * row over the limit goes in 1D pieces).  A 1D box is UVM_IOC_COPY or
+	 * UVM_IOC_MEMSET.  State::mu held.
+	 */
+	int box(const BoxRequest &q, const BoxSide &dst, const BoxSide &src)
+	{
+		const uint64_t row = q.width * q.elem;
+
+		if (q.height == 1 && q.depth == 1)
+			return q.is_set ? set(dst.addr, q.value, q.elem, q.width) :
+					  copy(dst.addr, src.addr, row);
+		if (row * q.height * q.depth <= UVM_COPY_MAX_BYTES)
+			return box_job(q, dst, src, q.height, q.depth);
+		for (uint64_t z = 0; z < q.depth; z++) {
+			const uint64_t rows = std::max<uint64_t>(1, UVM_COPY_MAX_BYTES / row);
+
+			for (uint64_t y = 0; y < q.height; y += rows) {
+				BoxSide d = dst, s = src;
+				uint64_t n = std::min(rows, q.height - y);
+				int r;
+
+				d.addr += z * dst.slice_pitch + y * dst.pitch;
+				s.addr += z * src.slice_pitch + y * src.pitch;
+				if (row > UVM_COPY_MAX_BYTES) {
+					r = q.is_set ? set(d.addr, q.value, q.elem, q.width) :
+						       copy(d.addr, s.addr, row);
+				} else {
+					r = box_job(q, d, s, n, 1);
+				}
+				if (r)
+					return r;
+			}
+		}
+		return 0;
+	}
+
 	/* One UVM_IOC_COPY per UVM_COPY_MAX_BYTES.  State::mu held. */
 	int copy(uint64_t dst, uint64_t src, uint64_t n)
 	{
@@ -210,30 +245,83 @@ public:
 	}
 
 private:
+	/* One job of @height rows x @depth slices (at most the limit). */
+	int box_job(const BoxRequest &q, const BoxSide &dst, const BoxSide &src,
+		    uint64_t height, uint64_t depth)
+	{
+		struct uvm_box d { dst.addr, dst.pitch, dst.slice_pitch };
+		int r;
+
+		if (q.is_set) {
+			struct uvm_ioc_memset_3d m {};
+
+			m.dst = d;
+			m.width = q.width;
+			m.height = static_cast<__u32>(height);
+			m.depth = static_cast<__u32>(depth);
+			m.value = q.value;
+			m.element_size = q.elem;
+			m.gpu_index = static_cast<__u32>(gpu_);
+			m.flags = UVM_COPY_ASYNC;
+			r = state().dev.ioctl(UVM_IOC_MEMSET_3D, &m);
+			if (!r)
+				fences_.push_back(m.fence);
+			return r;
+		}
+		struct uvm_ioc_copy_3d c {};
+
+		c.dst = d;
+		c.src = { src.addr, src.pitch, src.slice_pitch };
+		c.width = q.width;
+		c.height = static_cast<__u32>(height);
+		c.depth = static_cast<__u32>(depth);
+		c.gpu_index = static_cast<__u32>(gpu_);
+		c.flags = UVM_COPY_ASYNC;
+		r = state().dev.ioctl(UVM_IOC_COPY_3D, &c);
+		if (!r)
+			fences_.push_back(c.fence);
+		return r;
+	}
+
 	int gpu_;
 	std::vector<uint64_t> fences_;
 };
 
-/* How a call synchronises. */
-enum class Mode {
-	sync_copy,	/* cuMemcpy, cuMemcpyHtoD, ... */
-	sync_set,	/* cuMemsetD8, ... */
-	async,		/* the Async forms */
-};
+/* Bytes from a side's first byte to the end of its last row; 0: overflow. */
+uint64_t box_span(const BoxRequest &q, const BoxSide &b)
+{
+	const uint64_t row = q.width * q.elem;
+	uint64_t span = row, t;
+
+	if (q.height > 1) {
+		if (__builtin_mul_overflow(b.pitch, q.height - 1, &t) ||
+		    __builtin_add_overflow(span, t, &span))
+			return 0;
+	}
+	if (q.depth > 1) {
+		if (__builtin_mul_overflow(b.slice_pitch, q.depth - 1, &t) ||
+		    __builtin_add_overflow(span, t, &span))
+			return 0;
+	}
+	return span;
+}
+
+/* Rows of a side that do not overlap (the pitches that are used). */
+bool box_rows_ok(const BoxRequest &q, const BoxSide &b)
+{
+	const uint64_t row = q.width * q.elem;
+
+	if (q.height > 1 && b.pitch < row)
+		return false;
+	if (q.depth > 1 && b.slice_pitch < (q.height - 1) * b.pitch + row)
+		return false;
+	return true;
+}
+
+} // namespace
 
 /**
- * struct Request - one copy or set as the API was called
- */
-struct Request {
-	bool is_set = false;
-	uint64_t dst = 0, src = 0;
-	uint64_t count = 0;		/* bytes, or elements of a set */
-	uint32_t value = 0, elem = 1;	/* sets */
-	Role dst_role = Role::device, src_role = Role::device;
-};
-
-/**
- * execute() - validate, queue and, where CUDA says so, wait
+ * box_execute() - validate, queue and, where CUDA says so, wait
  * @req:	the request
  * @h:		the stream (the async forms) or ignored (the default stream)
  * @ptds:	NULL means the calling thread's per-thread stream
@@ -241,7 +329,7 @@ struct Request {
  *
  * Return: a CUresult.
  */
-CUresult execute(const Request &req, CUstream h, bool ptds, Mode mode)
+CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 {
 	State &s = state();
 	std::unique_ptr<char[]> bounce;
@@ -254,36 +342,54 @@ CUresult execute(const Request &req, CUstream h, bool ptds, Mode mode)
 	std::unique_lock<std::mutex> lock(s.mu);
 	if (CUresult r = resolve_stream(mode == Mode::async ? h : nullptr, ptds, &st))
 		return r;
-	if (!req.count)
+	if (!req.width || !req.height || !req.depth)
 		return CUDA_SUCCESS;
 	if (!driver_has_memory_api())
 		return CUDA_ERROR_NOT_SUPPORTED;
-	const uint64_t bytes = req.count * req.elem;
-	if (bytes / req.elem != req.count || (req.is_set && req.dst % req.elem))
+	uint64_t row, bytes;
+	if (__builtin_mul_overflow(req.width, static_cast<uint64_t>(req.elem), &row) ||
+	    __builtin_mul_overflow(row, req.height, &bytes) ||
+	    __builtin_mul_overflow(bytes, req.depth, &bytes))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (CUresult r = classify(req.dst, bytes, req.dst_role, true, &dst))
+	const uint64_t dspan = box_span(req, req.dst);
+	const uint64_t sspan = req.is_set ? 1 : box_span(req, req.src);
+	if (!dspan || !sspan || !box_rows_ok(req, req.dst) ||
+	    (!req.is_set && !box_rows_ok(req, req.src)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (req.is_set && (req.dst.addr % req.elem ||
+			   (req.height > 1 && req.dst.pitch % req.elem) ||
+			   (req.depth > 1 && req.dst.slice_pitch % req.elem)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = classify(req.dst.addr, dspan, req.dst.role, true, &dst))
 		return r;
 	if (!req.is_set) {
-		if (CUresult r = classify(req.src, bytes, req.src_role, false, &src))
+		if (CUresult r = classify(req.src.addr, sspan, req.src.role, false, &src))
 			return r;
 	}
 
 	Job job(st->ctx->device);
 	int r;
-	const bool overlap = !req.is_set && dst.addr != src.addr && dst.addr < src.addr + bytes &&
-			     src.addr < dst.addr + bytes;
+	const bool identical = req.dst.addr == req.src.addr && req.dst.pitch == req.src.pitch &&
+			       req.dst.slice_pitch == req.src.slice_pitch;
+	const bool overlap = !req.is_set && !identical && req.dst.addr < req.src.addr + sspan &&
+			     req.src.addr < req.dst.addr + dspan;
 	if (req.is_set) {
-		r = job.set(dst.addr, req.value, req.elem, req.count);
+		r = job.box(req, req.dst, req.src);
 		waiting = mode == Mode::async ? !dst.a && !dst.vmm : !async_ok(dst);
 	} else if (overlap) {
+		/* through a packed copy of the source, as memmove */
+		BoxRequest packed = req;
+
 		bounce.reset(new char[bytes]);
-		uint64_t tmp = reinterpret_cast<uintptr_t>(bounce.get());
-		r = job.copy(tmp, src.addr, bytes);
+		packed.dst.addr = reinterpret_cast<uintptr_t>(bounce.get());
+		packed.dst.pitch = row;
+		packed.dst.slice_pitch = row * req.height;
+		r = job.box(packed, packed.dst, req.src);
 		if (!r)
-			r = job.copy(dst.addr, tmp, bytes);
+			r = job.box(packed, req.dst, packed.dst);
 		waiting = true;
 	} else {
-		r = job.copy(dst.addr, src.addr, bytes);
+		r = job.box(req, req.dst, req.src);
 		waiting = mode == Mode::async ? (!dst.a && !dst.vmm) || (!src.a && !src.vmm) :
 						!async_ok(dst) || !async_ok(src);
 	}
@@ -296,30 +402,32 @@ CUresult execute(const Request &req, CUstream h, bool ptds, Mode mode)
 	return r ? submit_error(r) : w;
 }
 
+namespace {
+
 CUresult memcpy_call(CUdeviceptr dst, CUdeviceptr src, size_t n, Role dr, Role sr, CUstream h,
 		     bool ptds, Mode mode)
 {
-	Request req;
+	BoxRequest req;
 
-	req.dst = dst;
-	req.src = src;
-	req.count = n;
-	req.dst_role = dr;
-	req.src_role = sr;
-	return guard([&] { return execute(req, h, ptds, mode); });
+	req.dst.addr = dst;
+	req.src.addr = src;
+	req.width = n;
+	req.dst.role = dr;
+	req.src.role = sr;
+	return guard([&] { return box_execute(req, h, ptds, mode); });
 }
 
 CUresult memset_call(CUdeviceptr dst, uint32_t value, uint32_t elem, size_t n, CUstream h,
 		     bool ptds, Mode mode)
 {
-	Request req;
+	BoxRequest req;
 
 	req.is_set = true;
-	req.dst = dst;
+	req.dst.addr = dst;
 	req.value = value;
 	req.elem = elem;
-	req.count = n;
-	return guard([&] { return execute(req, h, ptds, mode); });
+	req.width = n;
+	return guard([&] { return box_execute(req, h, ptds, mode); });
 }
 
 inline uint64_t u64(CUdeviceptr p)
@@ -334,25 +442,19 @@ inline uint64_t u64(const void *p)
 
 } // namespace
 
-/* The runtime's cudaMemcpy kinds onto the driver's roles (runtime.cpp). */
-CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
-			bool ptds, bool async)
+/* The runtime's cudaMemcpy kinds onto the driver's roles. */
+CUresult memcpy_kind_roles(int kind, Role *dr, Role *sr)
 {
-	Role dr = Role::any, sr = Role::any;
-
-	/* 0 bytes succeed whatever the kind ("rc.memcpy.size0.kind5"). */
-	if (!count)
-		return memcpy_call(u64(dst), u64(src), 0, dr, sr, h, ptds,
-				   async ? Mode::async : Mode::sync_copy);
+	*dr = *sr = Role::any;
 	switch (kind) {
 	case cudaMemcpyHostToDevice:
-		dr = Role::device;
+		*dr = Role::device;
 		break;
 	case cudaMemcpyDeviceToHost:
-		sr = Role::device;
+		*sr = Role::device;
 		break;
 	case cudaMemcpyDeviceToDevice:
-		dr = sr = Role::device;
+		*dr = *sr = Role::device;
 		break;
 	case cudaMemcpyHostToHost:	/* any memory: "null.rt_memcpy_h2h_is_d2d" */
 	case cudaMemcpyDefault:
@@ -360,6 +462,19 @@ CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUst
 	default:
 		/* A runtime-only code: to_runtime() passes it through. */
 		return static_cast<CUresult>(cudaErrorInvalidMemcpyDirection);
+	}
+	return CUDA_SUCCESS;
+}
+
+CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
+			bool ptds, bool async)
+{
+	Role dr = Role::any, sr = Role::any;
+
+	/* 0 bytes succeed whatever the kind ("rc.memcpy.size0.kind5"). */
+	if (count) {
+		if (CUresult r = memcpy_kind_roles(kind, &dr, &sr))
+			return r;
 	}
 	return memcpy_call(u64(dst), u64(src), count, dr, sr, h, ptds,
 			   async ? Mode::async : Mode::sync_copy);

@@ -435,11 +435,54 @@ void free_allocation(std::map<uint64_t, Allocation>::iterator it);
 /* Release a chunk: its mapping and, for host chunks, the registration. */
 void release_chunk(Chunk *c);
 
+/*
+ * Copies and sets (copy.cpp).  Every copy and set is a box: @depth slices of
+ * @height rows of @width bytes (elements of @elem bytes for a set), placed on
+ * each side by its pitch (bytes from a row to the next) and slice pitch; a
+ * 1D copy is one row.  box_execute() validates it as NVIDIA's driver does,
+ * queues it (one driver job per box, UVM_IOC_COPY_3D) and waits where CUDA
+ * says a call waits.
+ */
+enum class Role {
+	any,	/* the host side of cuMemcpyHtoD/DtoH, both sides of cuMemcpy */
+	device,	/* memory a GPU can use */
+};
+
+enum class Mode {
+	sync_copy,	/* cuMemcpy, cuMemcpy2D, ... */
+	sync_set,	/* cuMemsetD8, cuMemsetD2D8, ... */
+	async,		/* the Async forms */
+};
+
+struct BoxSide {
+	uint64_t addr = 0;
+	uint64_t pitch = 0;
+	uint64_t slice_pitch = 0;
+	Role role = Role::device;
+};
+
+struct BoxRequest {
+	bool is_set = false;
+	BoxSide dst, src;
+	uint64_t width = 0;		/* bytes, or elements of a set */
+	uint64_t height = 1, depth = 1;
+	uint32_t value = 0, elem = 1;	/* sets */
+};
+
+CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode);
+
 /* Copies and sets (copy.cpp) for the runtime: kind is a cudaMemcpyKind;
  * an unknown one answers cudaErrorInvalidMemcpyDirection's number. */
 CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
 			bool ptds, bool async);
 CUresult runtime_memset(void *dst, int value, size_t count, CUstream h, bool ptds, bool async);
+/* The roles a cudaMemcpyKind gives the two sides. */
+CUresult memcpy_kind_roles(int kind, Role *dr, Role *sr);
+
+/* Pitched memory, 2D/3D copies and sets (pitched.cpp) for the runtime. */
+CUresult alloc_pitched(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t rows);
+CUresult runtime_copy_box(BoxRequest q, int kind, CUstream h, bool ptds, bool async);
+CUresult runtime_set_box(BoxRequest q, int value, CUstream h, bool ptds, bool async);
 
 /* Run a body, translating exceptions into CUresult. */
 template <typename F>

@@ -475,6 +475,252 @@ extern "C" cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t coun
 	return rt([&] { return runtime_memset(devPtr, value, count, to_cu(stream), true, true); });
 }
 
+/*
+ * Pitched memory, 2D and 3D copies and sets, peer copies.  The rows of a
+ * pitched allocation are rounded up to the pitch alignment (pitched.cpp);
+ * a pitch narrower than the row is cudaErrorInvalidPitchValue; a zero
+ * dimension copies or sets nothing and succeeds.  CUDA arrays do not exist
+ * yet: a copy naming one is cudaErrorInvalidValue.
+ */
+namespace uvm {
+namespace {
+
+CUresult malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+	CUdeviceptr p = 0;
+
+	if (!devPtr || !pitch)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!width || !height) {
+		*devPtr = nullptr;
+		*pitch = 0;
+		return CUDA_SUCCESS;
+	}
+	if (CUresult r = alloc_pitched(&p, pitch, width, height))
+		return r;
+	*devPtr = reinterpret_cast<void *>(p);
+	return CUDA_SUCCESS;
+}
+
+CUresult memcpy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		   size_t height, int kind, CUstream h, bool ptds, bool async)
+{
+	BoxRequest q;
+
+	if (width && height && (dpitch < width || spitch < width))
+		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	q.dst.addr = reinterpret_cast<uintptr_t>(dst);
+	q.dst.pitch = dpitch;
+	q.src.addr = reinterpret_cast<uintptr_t>(src);
+	q.src.pitch = spitch;
+	q.width = width;
+	q.height = height;
+	return runtime_copy_box(q, kind, h, ptds, async);
+}
+
+/* One side of a cudaMemcpy3DParms: the first byte of the box. */
+bool side_3d(cudaArray_t array, const struct cudaPos &pos, const struct cudaPitchedPtr &ptr,
+	     BoxSide *side)
+{
+	if (array)
+		return false;
+	side->pitch = ptr.pitch;
+	side->slice_pitch = ptr.pitch * ptr.ysize;
+	side->addr = reinterpret_cast<uintptr_t>(ptr.ptr) + pos.z * side->slice_pitch +
+		     pos.y * ptr.pitch + pos.x;
+	return true;
+}
+
+CUresult box_3d(cudaArray_t sa, const struct cudaPos &sp, const struct cudaPitchedPtr &s,
+		cudaArray_t da, const struct cudaPos &dp, const struct cudaPitchedPtr &d,
+		const struct cudaExtent &e, BoxRequest *q)
+{
+	if (!side_3d(sa, sp, s, &q->src) || !side_3d(da, dp, d, &q->dst))
+		return CUDA_ERROR_INVALID_VALUE;
+	q->width = e.width;
+	q->height = e.height;
+	q->depth = e.depth;
+	if (!e.width || !e.height || !e.depth)
+		return CUDA_SUCCESS;
+	if ((e.height > 1 || e.depth > 1) && (s.pitch < e.width || d.pitch < e.width))
+		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	if (e.depth > 1 && (s.ysize < e.height || d.ysize < e.height))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+CUresult memcpy_3d(const struct cudaMemcpy3DParms *p, CUstream h, bool ptds, bool async)
+{
+	BoxRequest q;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = box_3d(p->srcArray, p->srcPos, p->srcPtr, p->dstArray, p->dstPos,
+				p->dstPtr, p->extent, &q))
+		return r;
+	return runtime_copy_box(q, p->kind, h, ptds, async);
+}
+
+/* A device of a peer copy: cudaErrorInvalidDevice unless it exists. */
+CUresult peer_device(int dev)
+{
+	int n = 0;
+
+	if (CUresult r = cuDeviceGetCount(&n))
+		return r;
+	return dev >= 0 && dev < n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult memcpy_3d_peer(const struct cudaMemcpy3DPeerParms *p, CUstream h, bool ptds,
+			bool async)
+{
+	BoxRequest q;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = peer_device(p->srcDevice))
+		return r;
+	if (CUresult r = peer_device(p->dstDevice))
+		return r;
+	if (CUresult r = box_3d(p->srcArray, p->srcPos, p->srcPtr, p->dstArray, p->dstPos,
+				p->dstPtr, p->extent, &q))
+		return r;
+	return runtime_copy_box(q, cudaMemcpyDefault, h, ptds, async);
+}
+
+CUresult memcpy_peer(void *dst, int ddev, const void *src, int sdev, size_t count, CUstream h,
+		     bool async)
+{
+	BoxRequest q;
+
+	if (CUresult r = peer_device(ddev))
+		return r;
+	if (CUresult r = peer_device(sdev))
+		return r;
+	q.dst.addr = reinterpret_cast<uintptr_t>(dst);
+	q.src.addr = reinterpret_cast<uintptr_t>(src);
+	q.width = count;
+	return runtime_copy_box(q, cudaMemcpyDeviceToDevice, h, false, async);
+}
+
+CUresult memset_2d(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+		   CUstream h, bool ptds, bool async)
+{
+	BoxRequest q;
+
+	if (width && height > 1 && pitch < width)
+		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	q.dst.addr = reinterpret_cast<uintptr_t>(devPtr);
+	q.dst.pitch = pitch;
+	q.width = width;
+	q.height = height;
+	return runtime_set_box(q, value, h, ptds, async);
+}
+
+CUresult memset_3d(const struct cudaPitchedPtr &p, int value, const struct cudaExtent &e,
+		   CUstream h, bool ptds, bool async)
+{
+	BoxRequest q;
+
+	if (e.width && e.height && e.depth && (e.height > 1 || e.depth > 1) && p.pitch < e.width)
+		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	if (e.width && e.height && e.depth > 1 && p.ysize < e.height)
+		return CUDA_ERROR_INVALID_VALUE;
+	q.dst.addr = reinterpret_cast<uintptr_t>(p.ptr);
+	q.dst.pitch = p.pitch;
+	q.dst.slice_pitch = p.pitch * p.ysize;
+	q.width = e.width;
+	q.height = e.height;
+	q.depth = e.depth;
+	return runtime_set_box(q, value, h, ptds, async);
+}
+
+} // namespace
+} // namespace uvm
+
+#undef cudaMemcpy2D
+#undef cudaMemcpy3D
+#undef cudaMemcpy3DPeer
+#undef cudaMemset2D
+#undef cudaMemset3D
+#undef cudaMemcpy2DAsync
+#undef cudaMemcpy3DAsync
+#undef cudaMemcpy3DPeerAsync
+#undef cudaMemset2DAsync
+#undef cudaMemset3DAsync
+
+/* Each name and its per-thread symbol (_ptds synchronous, _ptsz async). */
+#define RT_BOTH(name, suffix, params, call)						extern "C" cudaError_t name params noexcept						{												const bool ptds = false;								return rt([&] { return call; });						}											extern "C" cudaError_t name##suffix params noexcept					{												const bool ptds = true;									return rt([&] { return call; });						}
+
+extern "C" cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+				       size_t height) noexcept
+{
+	return rt([&] { return malloc_pitch(devPtr, pitch, width, height); });
+}
+
+extern "C" cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
+				    struct cudaExtent extent) noexcept
+{
+	return rt([&]() -> CUresult {
+		void *p = nullptr;
+		size_t pitch = 0;
+
+		if (!pitchedDevPtr)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = malloc_pitch(&p, &pitch, extent.width,
+					      extent.height * extent.depth))
+			return r;
+		*pitchedDevPtr = { p, pitch, extent.width, extent.height };
+		return CUDA_SUCCESS;
+	});
+}
+
+RT_BOTH(cudaMemcpy2D, _ptds,
+	(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+	 enum cudaMemcpyKind kind),
+	memcpy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, ptds, false))
+RT_BOTH(cudaMemcpy2DAsync, _ptsz,
+	(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+	 enum cudaMemcpyKind kind, cudaStream_t stream),
+	memcpy_2d(dst, dpitch, src, spitch, width, height, kind, to_cu(stream), ptds, true))
+RT_BOTH(cudaMemcpy3D, _ptds, (const struct cudaMemcpy3DParms *p),
+	memcpy_3d(p, nullptr, ptds, false))
+RT_BOTH(cudaMemcpy3DAsync, _ptsz, (const struct cudaMemcpy3DParms *p, cudaStream_t stream),
+	memcpy_3d(p, to_cu(stream), ptds, true))
+RT_BOTH(cudaMemcpy3DPeer, _ptds, (const struct cudaMemcpy3DPeerParms *p),
+	memcpy_3d_peer(p, nullptr, ptds, false))
+RT_BOTH(cudaMemcpy3DPeerAsync, _ptsz,
+	(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream),
+	memcpy_3d_peer(p, to_cu(stream), ptds, true))
+RT_BOTH(cudaMemset2D, _ptds, (void *devPtr, size_t pitch, int value, size_t width, size_t height),
+	memset_2d(devPtr, pitch, value, width, height, nullptr, ptds, false))
+RT_BOTH(cudaMemset2DAsync, _ptsz,
+	(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+	 cudaStream_t stream),
+	memset_2d(devPtr, pitch, value, width, height, to_cu(stream), ptds, true))
+RT_BOTH(cudaMemset3D, _ptds,
+	(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent),
+	memset_3d(pitchedDevPtr, value, extent, nullptr, ptds, false))
+RT_BOTH(cudaMemset3DAsync, _ptsz,
+	(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent,
+	 cudaStream_t stream),
+	memset_3d(pitchedDevPtr, value, extent, to_cu(stream), ptds, true))
+
+extern "C" cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+				      size_t count) noexcept
+{
+	return rt([&] { return memcpy_peer(dst, dstDevice, src, srcDevice, count, nullptr, false); });
+}
+
+extern "C" cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+					   int srcDevice, size_t count,
+					   cudaStream_t stream) noexcept
+{
+	return rt([&] {
+		return memcpy_peer(dst, dstDevice, src, srcDevice, count, to_cu(stream), true);
+	});
+}
+
 extern "C" cudaError_t cudaMemGetInfo(size_t *free, size_t *total) noexcept
 {
 	return rt([&] { return cuMemGetInfo_v2(free, total); });
