@@ -331,11 +331,25 @@ static u64 handle_pick(struct rng *r, int fdidx)
 	return h;
 }
 
-static void handle_add(int fdidx, u64 h, struct rng *r)
+/*
+ * Remember handle @h of descriptor @fd (table slot @fdidx) in a random place.
+ * The handle it replaces is released, as a program would release what it no
+ * longer uses: without that, host-located allocations (which no mapping
+ * bounds) pile up in an ioctl-heavy run until the guest runs out of memory.
+ * The release is not a fuzzed ioctl (not counted, never mutated); it may
+ * find the handle gone already.
+ */
+static void handle_add(int fd, int fdidx, u64 h, struct rng *r)
 {
+	struct uvm_ioc_mem_release rel = { 0 };
+	unsigned int j = (unsigned int)rnd(r, NHANDLES);
+
 	pthread_mutex_lock(&tbl_lock);
-	handles[fdidx][rnd(r, NHANDLES)] = h;
+	rel.handle = handles[fdidx][j];
+	handles[fdidx][j] = h;
 	pthread_mutex_unlock(&tbl_lock);
+	if (rel.handle && rel.handle != h)
+		ioctl(fd, UVM_IOC_MEM_RELEASE, &rel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1225,7 +1239,7 @@ static int op_ioctl(struct ctx *c)
 		     g->location.type, g->location.id);
 		ret = do_ioctl(c, fd, id, a);
 		if (ret == 0)
-			handle_add(fdidx, g->handle, &c->r);
+			handle_add(fd, fdidx, g->handle, &c->r);
 		return ret;
 	}
 	case I_MEM_RELEASE:
@@ -1267,7 +1281,7 @@ static int op_ioctl(struct ctx *c)
 		note(c, "MEM_IMPORT fd %d", g->fd);
 		ret = do_ioctl(c, fd, id, a);
 		if (ret == 0)
-			handle_add(fdidx, g->handle, &c->r);
+			handle_add(fd, fdidx, g->handle, &c->r);
 		return ret;
 	}
 	case I_MEM_MAP:
