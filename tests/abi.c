@@ -126,7 +126,7 @@ TEST(ioctl_numbers)
 TEST(constants)
 {
 	ASSERT_EQ(1, UVM_API_VERSION_MAJOR);
-	ASSERT_EQ(3, UVM_API_VERSION_MINOR);
+	ASSERT_EQ(4, UVM_API_VERSION_MINOR);
 	ASSERT_EQ(1, UVM_TEST_OP_READ);
 	ASSERT_EQ(2, UVM_TEST_OP_WRITE);
 	ASSERT_EQ(3, UVM_TEST_OP_ATOMIC_ADD);
@@ -310,6 +310,40 @@ TEST(constants_1_3)
 	ASSERT_EQ(3U, UVM_MEM_PROT_READ_WRITE);
 	ASSERT_EQ(33U, UVM_MEM_MAX_ACCESS_DESCS);
 	ASSERT_EQ(16U, UVM_POINTER_VMM);
+}
+
+/* API 1.4: strided copies and sets */
+TEST(copy_3d_layouts)
+{
+	ASSERT_EQ(24, sizeof(struct uvm_box));
+	ASSERT_FIELD(struct uvm_box, addr, 0, 8);
+	ASSERT_FIELD(struct uvm_box, pitch, 8, 8);
+	ASSERT_FIELD(struct uvm_box, slice_pitch, 16, 8);
+	ASSERT_EQ(96, sizeof(struct uvm_ioc_copy_3d));
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, dst, 0, 24);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, src, 24, 24);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, width, 48, 8);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, height, 56, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, depth, 60, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, gpu_index, 64, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, flags, 68, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, fence, 72, 8);
+	ASSERT_FIELD(struct uvm_ioc_copy_3d, reserved, 80, 16);
+	ASSERT_EQ(80, sizeof(struct uvm_ioc_memset_3d));
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, dst, 0, 24);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, width, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, height, 32, 4);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, depth, 36, 4);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, value, 40, 4);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, element_size, 44, 4);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, gpu_index, 48, 4);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, flags, 52, 4);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, fence, 56, 8);
+	ASSERT_FIELD(struct uvm_ioc_memset_3d, reserved, 64, 16);
+	ASSERT_EQ(0xC060D515U, (unsigned int)UVM_IOC_COPY_3D);
+	ASSERT_EQ(0xC050D516U, (unsigned int)UVM_IOC_MEMSET_3D);
+	ASSERT_EQ(16ULL, UVM_CAP_COPY_3D);
+	ASSERT_EQ(1ULL << 36, UVM_COPY_MAX_SPAN);
 }
 
 /* Pattern words and checksum terms: the formulas tests and module share */

@@ -139,6 +139,20 @@ static inline int bytes_are(const void *p, unsigned char v, size_t n)
 	return 1;
 }
 
+/* Fill [p, p + n) with bytes that depend on @seed and the position. */
+static inline void uvm_fill(void *p, size_t n, unsigned int seed)
+{
+	unsigned long long x = 0x9e3779b97f4a7c15ULL * (seed + 1);
+	unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		c[i] = (unsigned char)x;
+	}
+}
+
 /* Every byte of device-accessible [d, d + n) is v, read back by a copy. */
 static inline int device_bytes_are(CUdeviceptr d, unsigned char v, size_t n)
 {

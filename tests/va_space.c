@@ -57,8 +57,9 @@ TEST_F(va_space, version_fields)
 	ASSERT_LE(1U, v->num_gpus);
 	ASSERT_GE((uint32_t)UVM_MAX_GPUS, v->num_gpus);
 	ASSERT_EQ(0ULL, v->caps & ~(UVM_CAP_TEST_IOCTLS | UVM_CAP_DEVICE_PRIVATE |
-				    UVM_CAP_HMM_MIRROR | UVM_CAP_VMM));
+				    UVM_CAP_HMM_MIRROR | UVM_CAP_VMM | UVM_CAP_COPY_3D));
 	ASSERT_EQ(UVM_CAP_VMM, v->caps & UVM_CAP_VMM);
+	ASSERT_EQ(UVM_CAP_COPY_3D, v->caps & UVM_CAP_COPY_3D);
 	ASSERT_EQ(0ULL, v->reserved[0] | v->reserved[1] | v->reserved[2] | v->reserved[3]);
 }
 

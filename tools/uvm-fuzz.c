@@ -457,7 +457,7 @@ enum {
 	I_RANGE_QUERY, I_POINTER_INFO, I_HOST_REGISTER, I_HOST_UNREGISTER,
 	I_COPY, I_MEMSET, I_MEM_CREATE, I_MEM_RELEASE, I_MEM_PROPS, I_MEM_EXPORT,
 	I_MEM_IMPORT, I_MEM_MAP, I_MEM_UNMAP, I_MEM_SET_ACCESS, I_MEM_QUERY,
-	I_LAUNCH, I_RESIDENCY, I_COUNT
+	I_LAUNCH, I_RESIDENCY, I_COPY_3D, I_MEMSET_3D, I_COUNT
 };
 _Static_assert(I_COUNT <= MAX_IOCTL_IDS, "MAX_IOCTL_IDS too small");
 
@@ -534,6 +534,12 @@ static const struct ioctl_desc ioctls[I_COUNT] = {
 		offsetof(struct uvm_test_residency, flags),
 		UVM_TEST_RESIDENCY_PAGEABLE | UVM_TEST_RESIDENCY_PTE_SIZES,
 		{ Z(uvm_test_residency, pad) } },
+	[I_COPY_3D] = { "COPY_3D", UVM_IOC_COPY_3D, sizeof(struct uvm_ioc_copy_3d),
+		offsetof(struct uvm_ioc_copy_3d, flags), UVM_COPY_ASYNC,
+		{ Z(uvm_ioc_copy_3d, reserved) } },
+	[I_MEMSET_3D] = { "MEMSET_3D", UVM_IOC_MEMSET_3D, sizeof(struct uvm_ioc_memset_3d),
+		offsetof(struct uvm_ioc_memset_3d, flags), UVM_COPY_ASYNC,
+		{ Z(uvm_ioc_memset_3d, reserved) } },
 };
 
 /* errnos an ioctl of the module may return (see the uapi's Return: lines) */
@@ -1070,6 +1076,27 @@ static void range_fill(struct ctx *c, struct uvm_range *rg)
 		rg->length = chance(&c->r, 50) ? page_size : -a + (rnd(&c->r, 2) ? 0 : 4096);
 }
 
+/* A box's dimensions: mostly small boxes, sometimes zero or huge ones. */
+static void box_fill(struct ctx *c, __u64 *width, __u32 *height, __u32 *depth)
+{
+	*width = chance(&c->r, 90) ? 1 + rnd(&c->r, 3 * page_size) : len_pick(&c->r, 1ULL << 33);
+	*height = chance(&c->r, 90) ? 1 + (u32)rnd(&c->r, 64) : (u32)rnext(&c->r);
+	*depth = chance(&c->r, 80) ? 1 : chance(&c->r, 90) ? 1 + (u32)rnd(&c->r, 8) :
+		 (u32)rnext(&c->r);
+}
+
+/* One side of a box at @addr: pitches that hold a row, mostly. */
+static void box_side(struct ctx *c, struct uvm_box *b, u64 addr, u64 row, u32 height)
+{
+	b->addr = addr;
+	b->pitch = row + (chance(&c->r, 50) ? 0 : rnd(&c->r, 2 * page_size));
+	if (chance(&c->r, 5))
+		b->pitch = chance(&c->r, 50) ? rnd(&c->r, row + 1) : rnext(&c->r);
+	b->slice_pitch = b->pitch * height + (chance(&c->r, 50) ? 0 : rnd(&c->r, page_size));
+	if (chance(&c->r, 5))
+		b->slice_pitch = rnext(&c->r) >> rnd(&c->r, 64);
+}
+
 static int op_ioctl(struct ctx *c)
 {
 	int fdidx, fd = fd_pick(&c->r, &fdidx), id = (int)rnd(&c->r, I_COUNT);
@@ -1218,6 +1245,32 @@ static int op_ioctl(struct ctx *c)
 		g->count = len_pick(&c->r, avail) / (g->element_size ? g->element_size : 1);
 		if (g->count > 4 * MIB && chance(&c->r, 90))
 			g->count = 4 * MIB;
+		g->value = (u32)rnext(&c->r);
+		g->gpu_index = gpu_pick(&c->r);
+		g->flags = chance(&c->r, 30) ? UVM_COPY_ASYNC : 0;
+		break;
+	}
+	case I_COPY_3D: {
+		struct uvm_ioc_copy_3d *g = (void *)a;
+		struct slot s2;
+
+		box_fill(c, &g->width, &g->height, &g->depth);
+		box_side(c, &g->dst, addr_pick(&c->r, &s, true), g->width, g->height);
+		box_side(c, &g->src, addr_pick(&c->r, &s2, false), g->width, g->height);
+		g->gpu_index = gpu_pick(&c->r);
+		g->flags = chance(&c->r, 30) ? UVM_COPY_ASYNC : 0;
+		note(c, "COPY_3D %#llx <- %#llx %llux%ux%u", (unsigned long long)g->dst.addr,
+		     (unsigned long long)g->src.addr, (unsigned long long)g->width, g->height,
+		     g->depth);
+		break;
+	}
+	case I_MEMSET_3D: {
+		struct uvm_ioc_memset_3d *g = (void *)a;
+
+		g->element_size = chance(&c->r, 95) ? 1u << rnd(&c->r, 3) : (u32)rnd(&c->r, 9);
+		box_fill(c, &g->width, &g->height, &g->depth);
+		box_side(c, &g->dst, addr_pick(&c->r, &s, true), g->width * g->element_size,
+			 g->height);
 		g->value = (u32)rnext(&c->r);
 		g->gpu_index = gpu_pick(&c->r);
 		g->flags = chance(&c->r, 30) ? UVM_COPY_ASYNC : 0;

@@ -344,7 +344,8 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 		return r;
 	if (!req.width || !req.height || !req.depth)
 		return CUDA_SUCCESS;
-	if (!driver_has_memory_api())
+	if (!driver_has_memory_api() ||
+	    ((req.height > 1 || req.depth > 1) && !driver_has_copy_3d()))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	uint64_t row, bytes;
 	if (__builtin_mul_overflow(req.width, static_cast<uint64_t>(req.elem), &row) ||
@@ -360,10 +361,12 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 			   (req.height > 1 && req.dst.pitch % req.elem) ||
 			   (req.depth > 1 && req.dst.slice_pitch % req.elem)))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (CUresult r = classify(req.dst.addr, dspan, req.dst.role, true, &dst))
+	if (CUresult r = classify(req.dst.addr, std::max(dspan, req.dst.extent), req.dst.role,
+				  true, &dst))
 		return r;
 	if (!req.is_set) {
-		if (CUresult r = classify(req.src.addr, sspan, req.src.role, false, &src))
+		if (CUresult r = classify(req.src.addr, std::max(sspan, req.src.extent),
+					  req.src.role, false, &src))
 			return r;
 	}
 

@@ -370,6 +370,8 @@ bool pageable_memory_access();
 /* Does the driver have device memory, host registration, copies and sets
  * (API 1.2)? */
 bool driver_has_memory_api();
+/* Does the driver copy and set 2D and 3D boxes (UVM_CAP_COPY_3D, API 1.4)? */
+bool driver_has_copy_3d();
 
 /* Virtual memory management (vmm.cpp).  Does the driver have the MEM_*
  * ioctls (UVM_CAP_VMM)? */
@@ -458,6 +460,9 @@ struct BoxSide {
 	uint64_t addr = 0;
 	uint64_t pitch = 0;
 	uint64_t slice_pitch = 0;
+	uint64_t extent = 0;	/* bytes from addr that must be in the allocation,
+				 * where more than the rows (a 3D call's whole
+				 * last slice) */
 	Role role = Role::device;
 };
 

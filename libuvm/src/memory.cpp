@@ -74,6 +74,11 @@ bool driver_has_memory_api()
 	return state().dev.version.minor >= 2;
 }
 
+bool driver_has_copy_3d()
+{
+	return state().dev.version.caps & UVM_CAP_COPY_3D;
+}
+
 bool pageable_memory_access()
 {
 	return state().dev.version.caps & (UVM_CAP_HMM_MIRROR | UVM_CAP_DEVICE_PRIVATE);

@@ -85,6 +85,26 @@ CUresult side_of(const Desc &d, bool three_d, BoxSide *out)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * NVIDIA's checks of a side's layout ("pitch.err.cu2d.*", "pitch.err.cu3d.*"):
+ * a row within the pitch; in 3D the slice height holds the rows, and the
+ * box's last slice lies whole in the allocation ("cu3d.fits_lastrow").
+ */
+CUresult layout_check(const Desc &d, size_t width, size_t height, size_t depth, bool three_d,
+		      BoxSide *side)
+{
+	if ((height > 1 || depth > 1) && d.pitch < width)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (d.x + width > d.pitch && (height > 1 || depth > 1 || d.pitch))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (three_d && depth > 1) {
+		if (d.height < height)
+			return CUDA_ERROR_INVALID_VALUE;
+		side->extent = depth * side->slice_pitch - d.y * d.pitch - d.x;
+	}
+	return CUDA_SUCCESS;
+}
+
 /* A CUDA_MEMCPY2D/3D request onto a box; the pitches must hold a row. */
 CUresult box_of(const Desc &src, const Desc &dst, size_t width, size_t height, size_t depth,
 		bool three_d, BoxRequest *q)
@@ -98,11 +118,9 @@ CUresult box_of(const Desc &src, const Desc &dst, size_t width, size_t height, s
 	q->depth = depth;
 	if (!width || !height || !depth)
 		return CUDA_SUCCESS;
-	if ((height > 1 || depth > 1) && (src.pitch < width || dst.pitch < width))
-		return CUDA_ERROR_INVALID_VALUE;
-	if (depth > 1 && (src.height < height || dst.height < height))
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_SUCCESS;
+	if (CUresult r = layout_check(src, width, height, depth, three_d, &q->src))
+		return r;
+	return layout_check(dst, width, height, depth, three_d, &q->dst);
 }
 
 Desc src_of(const CUDA_MEMCPY2D &c)
@@ -159,13 +177,19 @@ CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, bool ptds, Mode mode)
 	});
 }
 
-/* A context named by a peer copy: one the library made and not destroyed. */
+/*
+ * A context named by a peer copy: NULL (NVIDIA's driver accepts it, the
+ * addresses say everything: "pitch.peer.cu.nullctx"), or one the library
+ * made and did not destroy.
+ */
 CUresult peer_context(CUcontext c)
 {
 	std::lock_guard<std::mutex> lock(state().mu);
 	Context *ctx = from_handle(c);
 
-	if (!c || !state().known_contexts.count(ctx))
+	if (!c)
+		return CUDA_SUCCESS;
+	if (!state().known_contexts.count(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	return ctx->alive ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
@@ -244,12 +268,13 @@ CUresult alloc_pitched(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t ro
 	const uint64_t p = round_up(width, kPitchAlignment);
 	uint64_t bytes;
 
+	/* the pitch is reported even when the memory is not there
+	 * ("pitch.allocpitch.w1t") */
+	*dptr = 0;
+	*pitch = p;
 	if (p < width || __builtin_mul_overflow(p, static_cast<uint64_t>(rows), &bytes))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	if (CUresult r = cuMemAlloc_v2(dptr, bytes))
-		return r;
-	*pitch = p;
-	return CUDA_SUCCESS;
+	return cuMemAlloc_v2(dptr, bytes);
 }
 
 /**
@@ -288,9 +313,15 @@ extern "C" CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		if (!dptr || !pPitch || !WidthInBytes || !Height ||
-		    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		if (!dptr || !pPitch)
 			return CUDA_ERROR_INVALID_VALUE;
+		/* "pitch.allocpitch.w0": both outputs cleared */
+		if (!WidthInBytes || !Height ||
+		    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16)) {
+			*dptr = 0;
+			*pPitch = 0;
+			return CUDA_ERROR_INVALID_VALUE;
+		}
 		return alloc_pitched(dptr, pPitch, WidthInBytes, Height);
 	});
 }

@@ -518,9 +518,13 @@ CUresult memcpy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
 	return runtime_copy_box(q, kind, h, ptds, async);
 }
 
-/* One side of a cudaMemcpy3DParms: the first byte of the box. */
+/*
+ * One side of a cudaMemcpy3DParms: the first byte of the box; a box of
+ * several slices must have its last slice whole in the allocation
+ * ("pitch.err.rt3d.fits_lastrow").
+ */
 bool side_3d(cudaArray_t array, const struct cudaPos &pos, const struct cudaPitchedPtr &ptr,
-	     BoxSide *side)
+	     const struct cudaExtent &e, BoxSide *side)
 {
 	if (array)
 		return false;
@@ -528,6 +532,8 @@ bool side_3d(cudaArray_t array, const struct cudaPos &pos, const struct cudaPitc
 	side->slice_pitch = ptr.pitch * ptr.ysize;
 	side->addr = reinterpret_cast<uintptr_t>(ptr.ptr) + pos.z * side->slice_pitch +
 		     pos.y * ptr.pitch + pos.x;
+	if (e.depth > 1 && ptr.ysize >= pos.y)
+		side->extent = e.depth * side->slice_pitch - pos.y * ptr.pitch - pos.x;
 	return true;
 }
 
@@ -535,16 +541,19 @@ CUresult box_3d(cudaArray_t sa, const struct cudaPos &sp, const struct cudaPitch
 		cudaArray_t da, const struct cudaPos &dp, const struct cudaPitchedPtr &d,
 		const struct cudaExtent &e, BoxRequest *q)
 {
-	if (!side_3d(sa, sp, s, &q->src) || !side_3d(da, dp, d, &q->dst))
+	if (!side_3d(sa, sp, s, e, &q->src) || !side_3d(da, dp, d, e, &q->dst))
 		return CUDA_ERROR_INVALID_VALUE;
 	q->width = e.width;
 	q->height = e.height;
 	q->depth = e.depth;
 	if (!e.width || !e.height || !e.depth)
 		return CUDA_SUCCESS;
+	/* "pitch.err.rt3d.spitch_lt_w", "...sheight_lt_h", "...sx_beyond_pitch" */
 	if ((e.height > 1 || e.depth > 1) && (s.pitch < e.width || d.pitch < e.width))
 		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
 	if (e.depth > 1 && (s.ysize < e.height || d.ysize < e.height))
+		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	if (sp.x + e.width > s.pitch || dp.x + e.width > d.pitch)
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
@@ -608,8 +617,8 @@ CUresult memset_2d(void *devPtr, size_t pitch, int value, size_t width, size_t h
 {
 	BoxRequest q;
 
-	if (width && height > 1 && pitch < width)
-		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	if (width && height > 1 && pitch < width)	/* "pitch.set.rt2d.pitch_lt_w" */
+		return CUDA_ERROR_INVALID_VALUE;
 	q.dst.addr = reinterpret_cast<uintptr_t>(devPtr);
 	q.dst.pitch = pitch;
 	q.width = width;
@@ -622,9 +631,9 @@ CUresult memset_3d(const struct cudaPitchedPtr &p, int value, const struct cudaE
 {
 	BoxRequest q;
 
-	if (e.width && e.height && e.depth && (e.height > 1 || e.depth > 1) && p.pitch < e.width)
-		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
-	if (e.width && e.height && e.depth > 1 && p.ysize < e.height)
+	/* "pitch.set.rt3d.pitch_lt_w", ".ysize_lt_h", ".ysize0_d1" */
+	if (e.width && e.height && e.depth &&
+	    (((e.height > 1 || e.depth > 1) && p.pitch < e.width) || p.ysize < e.height))
 		return CUDA_ERROR_INVALID_VALUE;
 	q.dst.addr = reinterpret_cast<uintptr_t>(p.ptr);
 	q.dst.pitch = p.pitch;
