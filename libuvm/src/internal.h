@@ -20,7 +20,10 @@
  * (ADVISE, MIGRATE submission, RANGE_QUERY, POINTER_INFO, the MEM_* ioctls,
  * mmap/munmap) so that an allocation cannot disappear under a call using
  * it, and never across a blocking wait (FENCE_WAIT without POLL, a
- * simulated launch).  FenceTracker::mu is a leaf lock.
+ * simulated launch).  FenceTracker::mu is a leaf lock.  The device
+ * variables of symbol.cpp add two: a variable's own lock, taken before
+ * State::mu and held across the copy of its initial bytes, and a leaf lock
+ * over the table of variables.
  */
 #ifndef LIBUVM_INTERNAL_H
 #define LIBUVM_INTERNAL_H

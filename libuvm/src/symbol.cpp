@@ -39,7 +39,7 @@
  * the same time make one instance.  Var::instances is protected by
  * State::mu.
  */
-#include <cstring>
+#include <cerrno>
 #include <memory>
 #include <string>
 #include <unordered_map>
