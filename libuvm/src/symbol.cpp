@@ -27,9 +27,9 @@
  * beyond the variable: cudaErrorInvalidValue, also for 0 bytes); then the
  * copy is cudaMemcpy's or cudaMemcpyAsync's (runtime_memcpy(): 0 bytes
  * succeed, the other side is validated there, the same synchronisation).
- * The codes are those CUDA's documentation gives for each case (and HIP's
- * tests of the same calls expect); the order between them was not probed
- * on NVIDIA's runtime.
+ * The codes are among those CUDA's documentation lists for these calls, and
+ * are what HIP's tests of the same calls expect for each case; the order
+ * between them was not probed on NVIDIA's runtime.
  *
  * Locking: Registry::mu protects the table of variables and is a leaf (a
  * variable found is a shared_ptr, used after the lock is dropped).
