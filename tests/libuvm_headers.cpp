@@ -42,6 +42,38 @@ static_assert(static_cast<int>(cudaMemHandleTypePosixFileDescriptor) ==
 static_assert(std::is_same_v<decltype(&cuMemAdvise),
 			     CUresult (*)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation) noexcept>);
 
+/* The symbol calls: NVIDIA's C signatures (the non-template overload), and
+ * the C++ forms that take the variable itself, with the defaults. */
+static_assert(std::is_same_v<decltype(static_cast<cudaError_t (*)(void **, const void *) noexcept>(
+				     &cudaGetSymbolAddress)),
+			     cudaError_t (*)(void **, const void *) noexcept>);
+static cudaError_t (*const symbol_fns[])(const void *, const void *, size_t, size_t,
+				       cudaMemcpyKind) noexcept = { &cudaMemcpyToSymbol };
+static double device_table[4];
+
+static cudaError_t use_symbols(cudaStream_t s)
+{
+	double x = 1.0;
+	void *p = nullptr;
+	size_t n = 0;
+	cudaError_t e = cudaMemcpyToSymbol(device_table, &x, sizeof(x));
+
+	if (!e)
+		e = cudaMemcpyFromSymbol(&x, device_table, sizeof(x), 8);
+	if (!e)
+		e = cudaMemcpyToSymbolAsync(device_table, &x, sizeof(x), 0, cudaMemcpyHostToDevice, s);
+	if (!e)
+		e = cudaMemcpyFromSymbolAsync(&x, device_table, sizeof(x));
+	if (!e)
+		e = cudaGetSymbolAddress(&p, device_table);
+	if (!e)
+		e = cudaGetSymbolSize(&n, device_table);
+	if (!e)
+		e = cudaMemcpyToSymbol(static_cast<const void *>(device_table), &x, sizeof(x), 0,
+				       cudaMemcpyHostToDevice);
+	return e;
+}
+
 int main()
 {
 	void *fns[] = {
@@ -54,6 +86,9 @@ int main()
 		reinterpret_cast<void *>(&cudaMemPrefetchAsync),
 		reinterpret_cast<void *>(&cudaStreamQuery),
 		reinterpret_cast<void *>(&uvmSimLaunch),
+		reinterpret_cast<void *>(&uvmRegisterVar),
+		reinterpret_cast<void *>(symbol_fns[0]),
+		reinterpret_cast<void *>(&use_symbols),
 	};
 	int v[3];
 

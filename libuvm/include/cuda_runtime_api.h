@@ -47,6 +47,10 @@
 #define cudaMemcpy3DPeerAsync			UVM_RT_PTSZ(cudaMemcpy3DPeerAsync)
 #define cudaMemset2DAsync			UVM_RT_PTSZ(cudaMemset2DAsync)
 #define cudaMemset3DAsync			UVM_RT_PTSZ(cudaMemset3DAsync)
+#define cudaMemcpyToSymbol			UVM_RT_PTDS(cudaMemcpyToSymbol)
+#define cudaMemcpyFromSymbol			UVM_RT_PTDS(cudaMemcpyFromSymbol)
+#define cudaMemcpyToSymbolAsync			UVM_RT_PTSZ(cudaMemcpyToSymbolAsync)
+#define cudaMemcpyFromSymbolAsync		UVM_RT_PTSZ(cudaMemcpyFromSymbolAsync)
 
 #ifdef __cplusplus
 #define UVM_RT_NOEXCEPT noexcept
@@ -176,6 +180,26 @@ cudaError_t CUDARTAPI cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
 						size_t count) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
 					       const void *ptr) UVM_RT_NOEXCEPT;
+
+/* Device variables: symbol is the host shadow variable's address
+ * (uvmRegisterVar in libuvm.h); cuda_runtime.h adds C++ forms taking the
+ * variable itself. */
+cudaError_t CUDARTAPI cudaGetSymbolAddress(void **devPtr, const void *symbol) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetSymbolSize(size_t *size, const void *symbol) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+					 size_t offset UVM_RT_DEFAULT(0),
+					 enum cudaMemcpyKind kind
+					 UVM_RT_DEFAULT(cudaMemcpyHostToDevice)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+					   size_t offset UVM_RT_DEFAULT(0),
+					   enum cudaMemcpyKind kind
+					   UVM_RT_DEFAULT(cudaMemcpyDeviceToHost)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+					      size_t offset, enum cudaMemcpyKind kind,
+					      cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
+						size_t offset, enum cudaMemcpyKind kind,
+						cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
 
 #ifdef __cplusplus
 }

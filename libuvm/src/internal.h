@@ -20,7 +20,10 @@
  * (ADVISE, MIGRATE submission, RANGE_QUERY, POINTER_INFO, the MEM_* ioctls,
  * mmap/munmap) so that an allocation cannot disappear under a call using
  * it, and never across a blocking wait (FENCE_WAIT without POLL, a
- * simulated launch).  FenceTracker::mu is a leaf lock.
+ * simulated launch).  FenceTracker::mu is a leaf lock.  The device
+ * variables of symbol.cpp add two: a variable's own lock, taken before
+ * State::mu and held across the copy of its initial bytes, and a leaf lock
+ * over the table of variables.
  */
 #ifndef LIBUVM_INTERNAL_H
 #define LIBUVM_INTERNAL_H
@@ -280,6 +283,8 @@ struct Allocation {
 	Chunk *chunk = nullptr;		/* the mapping; registered memory: none */
 	Context *ctx = nullptr;
 	bool sync_memops = true;	/* managed memory starts with it set */
+	bool symbol = false;		/* a device variable's instance (symbol.cpp):
+					 * freed with its context, never by cuMemFree */
 	IntervalMap last_prefetch;	/* the locations prefetches named */
 	/* VMM memory: what UVM_IOC_MEM_QUERY says about the pointer. */
 	uint32_t handle_types = 0;	/* ALLOWED_HANDLE_TYPES */
@@ -404,6 +409,9 @@ Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk
 /* Sub-allocate size bytes from the shared chunks of a kind (and GPU):
  * the lowest free place of kSubAllocAlign, or 0 when none has room. */
 uint64_t sub_allocate(Kind kind, int gpu, uint64_t size, Chunk **chunk);
+/* Device memory of a GPU owned by ctx, as cuMemAlloc places it; 0 or
+ * -errno (-ENOMEM: the GPU cannot back it).  State::mu held. */
+int alloc_device(int gpu, uint64_t size, Context *ctx, uint64_t *out);
 
 /* Streams (stream.cpp).  resolve_stream() maps NULL / legacy / per-thread
  * handles onto Stream objects; State::mu held. */
@@ -489,6 +497,11 @@ CUresult alloc_pitched(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t ro
 CUresult runtime_copy_box(BoxRequest q, int kind, CUstream h, bool ptds, bool async);
 CUresult runtime_set_box(BoxRequest q, int value, CUstream h, bool ptds, bool async);
 
+/* The runtime (runtime.cpp): make a failing result the thread's last error;
+ * initialise the driver and give the thread its runtime context. */
+cudaError_t rt_record(cudaError_t e);
+CUresult rt_enter();
+
 /* Run a body, translating exceptions into CUresult. */
 template <typename F>
 CUresult guard(F &&body) noexcept
@@ -500,6 +513,19 @@ CUresult guard(F &&body) noexcept
 	} catch (...) {
 		return CUDA_ERROR_UNKNOWN;
 	}
+}
+
+/* Run a runtime call's driver-level body after rt_enter(); record and
+ * translate its result.  A body may return a runtime-only code cast to
+ * CUresult (cudaErrorInvalidMemcpyDirection, ...): to_runtime() passes it. */
+template <typename F>
+cudaError_t rt(F &&body) noexcept
+{
+	return rt_record(to_runtime(guard([&]() -> CUresult {
+		if (CUresult r = rt_enter())
+			return r;
+		return body();
+	})));
 }
 
 /* Page helpers. */

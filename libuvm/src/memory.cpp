@@ -486,7 +486,7 @@ static int alloc_mapping(uint64_t offset, uint64_t size, Kind kind, int gpu, Con
  * Context: State::mu held.
  * Return: 0 or -errno (-ENOMEM: the GPU cannot back it).
  */
-static int alloc_device(int gpu, uint64_t size, Context *ctx, uint64_t *out)
+int alloc_device(int gpu, uint64_t size, Context *ctx, uint64_t *out)
 {
 	const uint64_t offset = UVM_MMAP_DEVICE(gpu);
 	Chunk *chunk;
@@ -564,10 +564,11 @@ extern "C" CUresult cuMemFree_v2(CUdeviceptr dptr) noexcept
 		if (CUresult r = current_context(&ctx))
 			return r;
 		/* Managed and device memory only: host memory has its own
-		 * calls (probe_devmem.txt "dm.memfree.host"). */
+		 * calls (probe_devmem.txt "dm.memfree.host"); a device
+		 * variable's instance goes with its context. */
 		auto freeable = [dptr]() {
 			auto it = state().allocations.find(dptr);
-			return it != state().allocations.end() &&
+			return it != state().allocations.end() && !it->second.symbol &&
 			       (it->second.kind == Kind::managed || it->second.kind == Kind::device);
 		};
 		{

@@ -25,21 +25,29 @@
 #include "internal.h"
 
 namespace uvm {
-namespace {
 
-cudaError_t record(cudaError_t e)
+/**
+ * rt_record() - make a failing result the thread's last error
+ * @e:	the result
+ *
+ * Return: @e.
+ */
+cudaError_t rt_record(cudaError_t e)
 {
 	if (e != cudaSuccess)
 		thread_state().rt_last_error = e;
 	return e;
 }
 
-cudaError_t record(CUresult r)
-{
-	return record(to_runtime(r));
-}
-
-/* Initialise the driver and give the thread a current context. */
+/**
+ * rt_enter() - initialise the driver and give the thread a current context
+ *
+ * The runtime's context is the live context the thread made current through
+ * the driver API, else the primary context of the thread's device, retained
+ * once until cudaDeviceReset.
+ *
+ * Return: CUDA_SUCCESS or cuInit()'s error.
+ */
 CUresult rt_enter()
 {
 	CUresult r = cuInit(0);
@@ -69,15 +77,16 @@ CUresult rt_enter()
 	return CUDA_SUCCESS;
 }
 
-/* Run a driver-level body; record and translate its result. */
-template <typename F>
-cudaError_t rt(F &&body) noexcept
+namespace {
+
+cudaError_t record(cudaError_t e)
 {
-	return record(guard([&]() -> CUresult {
-		if (CUresult r = rt_enter())
-			return r;
-		return body();
-	}));
+	return rt_record(e);
+}
+
+cudaError_t record(CUresult r)
+{
+	return rt_record(to_runtime(r));
 }
 
 CUmemLocation to_cu(struct cudaMemLocation l)
