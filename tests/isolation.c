@@ -377,7 +377,7 @@ TEST(test_ioctls_match_caps)
 	}
 	/* past the end of either table: unknown */
 	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x82, struct uvm_test_launch), &l));
-	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x15, struct uvm_test_launch), &l));
+	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x17, struct uvm_test_launch), &l));
 	close(fd);
 }
 

@@ -569,7 +569,7 @@ TEST_F(pitched, peer)
 	ASSERT_EQ(0, memcmp(out + 100, src + 100, 4096));
 	ASSERT_EQ(1, bytes_are(out + 4196, 0, 1000));
 	/* NULL contexts are accepted, as NVIDIA's driver does; contexts that are not are refused */
-	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyPeer(d1, NULL, d0, NULL, 16));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyPeer(d0 + n - 16, NULL, d1 + n - 16, NULL, 16));
 	ASSERT_EQ(CUDA_ERROR_INVALID_CONTEXT,
 		  cuMemcpyPeer(d1, (CUcontext)(uintptr_t)src, d0, self->l.ctx, 16));
 	/* 3D peer: a 2D box of rows */
@@ -586,9 +586,15 @@ TEST_F(pitched, peer)
 	c.Height = 100;
 	c.Depth = 1;
 	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3DPeer(&c));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
 	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(out, d0, 200000));
-	for (size_t y = 0; y < 100; y++)
-		ASSERT_EQ(0, memcmp(out + y * 2000, src + y * 1000, 1000));
+	for (size_t y = 0; y < 100; y++) {
+		ASSERT_EQ(0, memcmp(out + y * 2000, src + y * 1000, 1000)) {
+			TH_LOG("row %zu: %02x %02x %02x vs %02x %02x %02x", y, out[y * 2000],
+			       out[y * 2000 + 1], out[y * 2000 + 2], src[y * 1000],
+			       src[y * 1000 + 1], src[y * 1000 + 2]);
+		}
+	}
 	/* the runtime's: devices by ordinal */
 	ASSERT_EQ(cudaSuccess, cudaMemset((void *)d1, 0, n));
 	ASSERT_EQ(cudaSuccess, cudaMemcpyPeer((void *)d1, 1, (void *)d0, 0, 4096));

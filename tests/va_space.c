@@ -346,7 +346,7 @@ TEST_F(va_space, counters_flags)
 TEST_F(va_space, unknown_command)
 {
 	uint8_t buf[256] = {};
-	static const unsigned int nrs[] = { 0x15, 0x20, 0x7f, 0x82, 0xbf, 0xc0, 0xff };
+	static const unsigned int nrs[] = { 0x17, 0x20, 0x7f, 0x82, 0xbf, 0xc0, 0xff };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
