@@ -430,7 +430,11 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_COPY);
 	down_read(&va_space->lock);
 	for (off = 0; off < job->length && !ret; off += len) {
-		/* A synchronous caller that is killed stops between windows. */
+		/*
+		 * A big copy is thousands of windows: let others run between
+		 * them, and a synchronous caller that is killed stop there.
+		 */
+		cond_resched();
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;

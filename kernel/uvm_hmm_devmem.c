@@ -46,6 +46,7 @@
 #include <linux/delay.h>
 #include <linux/ioport.h>
 #include <linux/memremap.h>
+#include <linux/memcontrol.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -756,6 +757,39 @@ static const struct dev_pagemap_ops uvm_hmm_pgmap_ops = {
 /* Reservations and eviction */
 
 /**
+ * uvm_hmm_skip_dying() - leave alone the pages a migration just moved away
+ * @src:	the source pfns of migrate_device_range()
+ * @npages:	entries
+ *
+ * migrate_device_range() takes every page that has a reference and is not
+ * locked.  That includes a device page whose data another migration (a CPU
+ * fault, a prefetch to the host or to another GPU) has just moved: between
+ * migrate_vma_finalize() unlocking it and dropping the last reference, it
+ * is mapped nowhere, and its memory cgroup charge went to the new page with
+ * its data.  Migrating it again would copy stale data into a page that is
+ * never mapped and trip mem_cgroup_migrate()'s check for a missing charge
+ * (then folio_lruvec()'s as the uncharged page reaches the LRU).  A page
+ * that is mapped is always charged (migrate_vma_insert_page() charges a new
+ * page, mem_cgroup_migrate() moves the charge of a migrated one), so a
+ * missing charge marks a dying page; it is skipped and freed by its last
+ * reference.  Without memory cgroups nothing marks it, and the pointless
+ * copy is harmless.
+ */
+static void uvm_hmm_skip_dying(unsigned long *src, unsigned long npages)
+{
+	struct page *page;
+	unsigned long i;
+
+	if (mem_cgroup_disabled())
+		return;
+	for (i = 0; i < npages; i++) {
+		page = migrate_pfn_to_page(src[i]);
+		if (page && (src[i] & MIGRATE_PFN_MIGRATE) && !folio_memcg(page_folio(page)))
+			src[i] &= ~MIGRATE_PFN_MIGRATE;
+	}
+}
+
+/**
  * uvm_hmm_chunk_evict() - bring every page of a chunk back to system memory
  * @chunk:	the chunk, pinned by the caller
  *
@@ -774,6 +808,7 @@ static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk)
 	if (!mig)
 		return -ENOMEM;
 	migrate_device_range(mig->src, chunk->pfn_first, UVM_HMM_CHUNK_PAGES);
+	uvm_hmm_skip_dying(mig->src, UVM_HMM_CHUNK_PAGES);
 	ret = uvm_hmm_fill_ram_pages(&mig->ce, mig->src, mig->dst,
 				     UVM_HMM_CHUNK_PAGES, NULL, 0, NUMA_NO_NODE);
 	migrate_device_pages(mig->src, mig->dst, UVM_HMM_CHUNK_PAGES);

@@ -182,6 +182,8 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 					err = fn(va_space, job, cur << UVM_VA_BLOCK_SHIFT,
 						 &mask, cur_loc, arg);
 					ret = ret ?: err;
+					/* a range of thousands of blocks */
+					cond_resched();
 				}
 				uvm_page_mask_zero(&mask);
 				cur = blk;

@@ -1284,6 +1284,10 @@ static int op_ioctl(struct ctx *c)
 		g->location = loc_pick(&c->r);
 		if (g->location.type == UVM_LOCATION_HOST_NUMA_CURRENT && chance(&c->r, 80))
 			g->location.type = UVM_LOCATION_HOST;
+		/* host memory: mostly one granule, to bound what a run holds */
+		if (g->location.type != UVM_LOCATION_GPU && g->size > UVM_MEM_GRANULARITY &&
+		    chance(&c->r, 90))
+			g->size = UVM_MEM_GRANULARITY;
 		g->handle_types = g->location.type == UVM_LOCATION_HOST ? 0 :
 				  (chance(&c->r, 80) ? UVM_MEM_HANDLE_FD : 0);
 		if (chance(&c->r, 5))
