@@ -28,45 +28,6 @@
 /* ------------------------------------------------------------------ */
 /* descriptor passing */
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	char byte = 'u';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -errno;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -EBADMSG;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* Every command of both tables, with the size its structure has. */
 static const unsigned long all_commands[] = {
 	UVM_IOC_GET_VERSION, UVM_IOC_GPU_INFO, UVM_IOC_GET_COUNTERS, UVM_IOC_ADVISE,
@@ -113,7 +74,7 @@ static int opener_child(void *arg)
 	if (uvm_prefetch(fd, p, G, uvm_loc(UVM_LOCATION_GPU, 0)))
 		return 12;
 	used = uvm_vidmem_used(fd, 0);
-	if (uvm_counters(fd, &before) || send_fd(sv[1], fd))
+	if (uvm_counters(fd, &before) || uvm_send_fd(sv[1], fd))
 		return 13;
 	if (read(sv[1], &go, 1) != 1)
 		return 14;
@@ -145,7 +106,7 @@ TEST_F(isolation, passed_fd_every_command_eperm)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(opener_child(sv));
-	fd = recv_fd(sv[0]);
+	fd = uvm_recv_fd(sv[0]);
 	ASSERT_LE(0, fd);
 
 	for (i = 0; i < sizeof(all_commands) / sizeof(all_commands[0]); i++) {

@@ -424,45 +424,6 @@ TEST_F(va_space, fork_child_eperm)
 	ASSERT_EQ(0, munmap(p, self->dev.page_size));
 }
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	char byte = 'u';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -errno;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -EBADMSG;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* The child opens /dev/uvm, sends the fd, waits for the parent's go, exits */
 static int opener_child(void *arg)
 {
@@ -470,7 +431,7 @@ static int opener_child(void *arg)
 	int fd = uvm_open();
 	char go;
 
-	if (fd < 0 || send_fd(sv[1], fd))
+	if (fd < 0 || uvm_send_fd(sv[1], fd))
 		return 1;
 	if (read(sv[1], &go, 1) != 1)
 		return 2;
@@ -495,7 +456,7 @@ TEST_F(va_space, passed_fd_eperm)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(opener_child(sv));
-	passed.fd = recv_fd(sv[0]);
+	passed.fd = uvm_recv_fd(sv[0]);
 	ASSERT_LE(0, passed.fd);
 
 	ASSERT_EQ(-EPERM, uvm_get_version(passed.fd, &ver));

@@ -832,47 +832,6 @@ TEST_F(vmm, export_import_in_process)
 
 /* Two processes */
 
-static int send_fd(int sock, int fd)
-{
-	char c = 'f';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u = { 0 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * The child: its own VA space; imports the descriptor from @sock, maps it,
  * checks the parent's pattern @v through GPU 1 and writes pattern @v + 1.
@@ -881,7 +840,7 @@ static int recv_fd(int sock)
  */
 static int child_import(int sock, void *where, uint64_t v)
 {
-	int fd = uvm_open(), sfd = recv_fd(sock), err;
+	int fd = uvm_open(), sfd = uvm_recv_fd(sock), err;
 	uint8_t *r;
 	uint64_t h;
 	char ok = 'k';
@@ -930,7 +889,7 @@ TEST_F(vmm, two_processes)
 		_exit(child_import(sv[1], r, 0x500));
 	}
 	close(sv[1]);
-	ASSERT_EQ(0, send_fd(sv[0], sfd));
+	ASSERT_EQ(0, uvm_send_fd(sv[0], sfd));
 	close(sfd);
 	ASSERT_EQ(1, read(sv[0], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -971,12 +930,12 @@ TEST_F(vmm, exporter_exits_first)
 		    gpu_write(cfd, 1, cr, 2 * G, 0x600))
 			_exit(20);
 		e = mem_export(cfd, ch);
-		if (e < 0 || send_fd(sv[1], e))
+		if (e < 0 || uvm_send_fd(sv[1], e))
 			_exit(21);
 		_exit(0);
 	}
 	close(sv[1]);
-	sfd = recv_fd(sv[0]);
+	sfd = uvm_recv_fd(sv[0]);
 	ASSERT_LE(0, sfd);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
