@@ -63,7 +63,8 @@ int uvm_ce_batch_begin(struct uvm_ce_batch *b, struct uvm_gpu *gpu)
 {
 	int ret;
 
-	if (b->nops == UVM_CE_BATCH_OPS || (b->gpu && b->gpu != gpu)) {
+	if (b->nops == UVM_CE_BATCH_OPS || b->ndma + 2 > ARRAY_SIZE(b->dma) ||
+	    (b->gpu && b->gpu != gpu)) {
 		ret = uvm_ce_batch_flush(b);
 		if (ret)
 			return ret;
@@ -102,4 +103,53 @@ int uvm_ce_batch_sysmem(struct uvm_ce_batch *b, struct page *page,
 void uvm_ce_batch_push(struct uvm_ce_batch *b, const struct uvm_ce_op *op)
 {
 	b->ops[b->nops++] = *op;
+}
+
+/* Does @op continue @last as its next row (same kind, length, memories)? */
+static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce_op *op)
+{
+	u32 rows = last->rows ? last->rows : 1;
+	bool copy = op->type == UVM_CE_COPY;
+	u64 dp, sp;
+
+	if (op->type != last->type || op->size != last->size || op->rows > 1 ||
+	    op->dst.aperture != last->dst.aperture || op->dst.gpu != last->dst.gpu ||
+	    op->dst.addr <= last->dst.addr || (!copy && op->value != last->value) ||
+	    (copy && (op->src.aperture != last->src.aperture ||
+		      op->src.gpu != last->src.gpu || op->src.addr <= last->src.addr)))
+		return false;
+	if (rows == 1) {
+		dp = op->dst.addr - last->dst.addr;
+		sp = copy ? op->src.addr - last->src.addr : 0;
+		return dp >= op->size && (!copy || sp >= op->size);
+	}
+	return op->dst.addr == last->dst.addr + rows * last->dst_pitch &&
+	       (!copy || op->src.addr == last->src.addr + rows * last->src_pitch);
+}
+
+/**
+ * uvm_ce_batch_push_row() - gather the next row of a strided copy or set
+ * @b:		the batch, begun
+ * @op:		one row (or part of one) of at most a page
+ *
+ * The row joins the last operation as one more row when it lies at that
+ * operation's pitch on both sides (the first such row sets the pitches),
+ * so that a box of short rows in contiguous memory is a few strided
+ * operations the engine walks, not one operation per row.
+ */
+void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op)
+{
+	struct uvm_ce_op *last = b->nops ? &b->ops[b->nops - 1] : NULL;
+
+	if (last && uvm_ce_op_next_row(last, op)) {
+		if (last->rows <= 1) {
+			last->dst_pitch = op->dst.addr - last->dst.addr;
+			last->src_pitch = op->type == UVM_CE_COPY ?
+					  op->src.addr - last->src.addr : 0;
+			last->rows = 1;
+		}
+		last->rows++;
+		return;
+	}
+	uvm_ce_batch_push(b, op);
 }

@@ -327,6 +327,26 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_windo
 	return 0;
 }
 
+/*
+ * The engine's address of the page of @va on one side: looked up once per
+ * page while the batch lasts (its system-page mappings go with it), so that
+ * the short rows of a box sharing a page cost one lookup.
+ */
+static int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_window *win,
+				     int side, struct uvm_ce_batch *b, u64 va, u64 *page,
+				     struct uvm_gpu_address *cached, struct uvm_gpu_address *addr)
+{
+	int ret = 0;
+
+	if ((va & PAGE_MASK) != *page) {
+		ret = uvm_copy_side_addr(job, win, side, b, va, cached);
+		*page = ret ? 1 : va & PAGE_MASK;
+	}
+	*addr = *cached;
+	addr->addr += offset_in_page(va);
+	return ret;
+}
+
 /**
  * uvm_copy_window_run() - copy or fill one window
  * @job:	the job
@@ -335,41 +355,69 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_windo
  * @off:	offset of the window
  * @len:	its bytes
  *
+ * Walks the window's rows (no division past the first byte), one piece per
+ * part of a row that crosses no page on either side; the pieces of a box's
+ * rows become strided operations (uvm_ce_batch_push_row()).
+ *
  * Return: 0 or -errno.
  */
 static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window *win,
 			       struct uvm_ce_batch *b, u64 off, u64 len)
 {
-	u64 end = off + len, piece;
+	struct uvm_gpu_address cached[2] = {};
+	u64 page[2] = { 1, 1 };	/* 1: nothing cached */
+	bool rows = job->height > 1 || job->depth > 1;
+	u64 end = off + len, piece, col, z, rd, rs, d, s;
 	struct uvm_ce_op op;
 	int ret = 0;
+	u32 y;
 
-	for (; off < end && !ret; off += piece) {
-		u64 d = uvm_copy_addr(job, &job->dst, off);
-		u64 s = job->is_memset ? 0 : uvm_copy_addr(job, &job->src, off);
-
-		piece = min3(end - off, uvm_copy_row_left(job, off),
-			     PAGE_SIZE - offset_in_page(d));
+	z = div_u64_rem(div64_u64_rem(off, job->width, &col), job->height, &y);
+	rd = job->dst.addr + z * job->dst.slice_pitch + (u64)y * job->dst.pitch;
+	rs = job->src.addr + z * job->src.slice_pitch + (u64)y * job->src.pitch;
+	for (; off < end; off += piece) {
+		d = rd + col;
+		s = rs + col;
+		piece = min3(end - off, job->width - col, PAGE_SIZE - offset_in_page(d));
 		if (!job->is_memset)
 			piece = min(piece, PAGE_SIZE - offset_in_page(s));
 
 		memset(&op, 0, sizeof(op));
 		op.size = piece;
 		ret = uvm_ce_batch_begin(b, job->gpu);
-		if (!ret)
-			ret = uvm_copy_side_addr(job, win, 0, b, d, &op.dst);
-		op.dst.addr += offset_in_page(d);
+		if (ret)
+			break;
+		if (!b->nops)
+			page[0] = page[1] = 1;	/* a new batch: map again */
+		ret = uvm_copy_side_addr_cached(job, win, 0, b, d, &page[0], &cached[0],
+						&op.dst);
 		if (job->is_memset) {
 			op.type = UVM_CE_MEMSET;
 			op.value = job->pattern;
 		} else {
 			op.type = UVM_CE_COPY;
 			if (!ret)
-				ret = uvm_copy_side_addr(job, win, 1, b, s, &op.src);
-			op.src.addr += offset_in_page(s);
+				ret = uvm_copy_side_addr_cached(job, win, 1, b, s, &page[1],
+								&cached[1], &op.src);
 		}
-		if (!ret)
+		if (ret)
+			break;
+		/* the rows of a box: strided operations the engine walks */
+		if (rows)
+			uvm_ce_batch_push_row(b, &op);
+		else
 			uvm_ce_batch_push(b, &op);
+
+		col += piece;
+		if (col == job->width) {
+			col = 0;
+			if (++y == job->height) {
+				y = 0;
+				z++;
+			}
+			rd = job->dst.addr + z * job->dst.slice_pitch + (u64)y * job->dst.pitch;
+			rs = job->src.addr + z * job->src.slice_pitch + (u64)y * job->src.pitch;
+		}
 	}
 	if (!ret)
 		return uvm_ce_batch_flush(b);

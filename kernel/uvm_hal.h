@@ -147,17 +147,27 @@ enum uvm_ce_op_type {
 /**
  * struct uvm_ce_op - one copy-engine operation
  * @type:	enum uvm_ce_op_type
- * @size:	bytes; page aligned addresses and sizes for the core's uses
+ * @size:	bytes (of each row); page aligned addresses and sizes for the
+ *		core's uses but strided copies
+ * @rows:	0 or 1: one run of @size bytes; more: a strided operation, whose
+ *		row r starts at @dst + r * @dst_pitch (and @src + r *
+ *		@src_pitch): the engine walks the rows, each a run of its own
+ *		(a MEMSET's pattern starts again at each row)
  * @dst:	destination
  * @src:	source (COPY)
  * @value:	fill pattern (MEMSET)
+ * @dst_pitch:	bytes from a destination row to the next, >= @size
+ * @src_pitch:	bytes from a source row to the next, >= @size (COPY)
  */
 struct uvm_ce_op {
 	u32 type;
 	u32 size;
+	u32 rows;
 	struct uvm_gpu_address dst;
 	struct uvm_gpu_address src;
 	u64 value;
+	u64 dst_pitch;
+	u64 src_pitch;
 };
 
 /**

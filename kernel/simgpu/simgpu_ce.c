@@ -81,12 +81,14 @@ static void simgpu_ce_fill(u8 *dst, u32 len, u64 value, u64 pos)
 }
 
 /**
- * simgpu_ce_exec_op() - execute one operation
+ * simgpu_ce_exec_run() - execute one run (a row) of an operation
  * @op: the operation, validated by simgpu_ce_check()
+ * @dst0: the run's first destination byte
+ * @src0: the run's first source byte (COPY)
  *
  * Context: process; no lock held; does not sleep.
  */
-static void simgpu_ce_exec_op(const struct uvm_ce_op *op)
+static void simgpu_ce_exec_run(const struct uvm_ce_op *op, u64 dst0, u64 src0)
 {
 	struct page *dpage, *spage = NULL;
 	u64 done, dst, src;
@@ -94,8 +96,8 @@ static void simgpu_ce_exec_op(const struct uvm_ce_op *op)
 	u32 len;
 
 	for (done = 0; done < op->size; done += len) {
-		dst = op->dst.addr + done;
-		src = op->src.addr + done;
+		dst = dst0 + done;
+		src = src0 + done;
 		len = min_t(u64, op->size - done, PAGE_SIZE - offset_in_page(dst));
 		if (op->type == UVM_CE_COPY)
 			len = min_t(u32, len, PAGE_SIZE - offset_in_page(src));
@@ -122,6 +124,21 @@ static void simgpu_ce_exec_op(const struct uvm_ce_op *op)
 }
 
 /**
+ * simgpu_ce_exec_op() - execute one operation, walking its rows
+ * @op: the operation, validated by simgpu_ce_check()
+ *
+ * Context: process; no lock held; does not sleep.
+ */
+static void simgpu_ce_exec_op(const struct uvm_ce_op *op)
+{
+	u32 r, rows = op->rows ? op->rows : 1;
+
+	for (r = 0; r < rows; r++)
+		simgpu_ce_exec_run(op, op->dst.addr + r * op->dst_pitch,
+				   op->src.addr + r * op->src_pitch);
+}
+
+/**
  * simgpu_ce_exec() - execute a submission and count it
  * @ce: the copy engine
  * @ops: operations
@@ -135,11 +152,13 @@ static void simgpu_ce_exec(struct simgpu_ce *ce, const struct uvm_ce_op *ops,
 	u32 i;
 
 	for (i = 0; i < count; i++) {
+		u64 bytes = (u64)ops[i].size * (ops[i].rows ? ops[i].rows : 1);
+
 		simgpu_ce_exec_op(&ops[i]);
 		if (ops[i].type == UVM_CE_COPY)
-			atomic64_add(ops[i].size, &ce->bytes_copied);
+			atomic64_add(bytes, &ce->bytes_copied);
 		else
-			atomic64_add(ops[i].size, &ce->bytes_set);
+			atomic64_add(bytes, &ce->bytes_set);
 	}
 	atomic64_add(count, &ce->ops);
 }
@@ -224,7 +243,7 @@ static bool simgpu_ce_idle(struct simgpu_ce *ce)
  * Return: true when the first and last byte (and, for SYS, every page) are
  * backed.
  */
-static bool simgpu_ce_addr_ok(const struct uvm_gpu_address *a, u32 size)
+static bool simgpu_ce_addr_ok(const struct uvm_gpu_address *a, u64 size)
 {
 	u64 addr;
 
@@ -257,13 +276,18 @@ static bool simgpu_ce_check(const struct uvm_ce_op *ops, u32 count)
 	u32 i;
 
 	for (i = 0; i < count; i++) {
-		if (!ops[i].size ||
-		    (ops[i].type != UVM_CE_COPY && ops[i].type != UVM_CE_MEMSET))
+		const struct uvm_ce_op *op = &ops[i];
+		u64 last = op->rows > 1 ? op->rows - 1 : 0;
+		bool copy = op->type == UVM_CE_COPY;
+
+		if (!op->size || (!copy && op->type != UVM_CE_MEMSET))
 			return false;
-		if (!simgpu_ce_addr_ok(&ops[i].dst, ops[i].size))
+		/* rows that do not overlap, the whole extent in memory */
+		if (last && (op->dst_pitch < op->size || (copy && op->src_pitch < op->size)))
 			return false;
-		if (ops[i].type == UVM_CE_COPY &&
-		    !simgpu_ce_addr_ok(&ops[i].src, ops[i].size))
+		if (!simgpu_ce_addr_ok(&op->dst, last * op->dst_pitch + op->size))
+			return false;
+		if (copy && !simgpu_ce_addr_ok(&op->src, last * op->src_pitch + op->size))
 			return false;
 	}
 	return true;
