@@ -387,8 +387,11 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
 		ret = uvm_ce_batch_begin(b, job->gpu);
 		if (ret)
 			break;
-		if (!b->nops)
-			page[0] = page[1] = 1;	/* a new batch: map again */
+		if (!b->nops) {
+			/* a new batch: map again */
+			page[0] = 1;
+			page[1] = 1;
+		}
 		ret = uvm_copy_side_addr_cached(job, win, 0, b, d, &page[0], &cached[0],
 						&op.dst);
 		if (job->is_memset) {
