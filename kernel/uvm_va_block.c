@@ -90,6 +90,7 @@
  * @oom_gpu:	the GPU whose vidmem was full when an operation failed with
  *		-ENOSPC (see uvm_va_block_oom_evict())
  * @oom_waits:	waits for busy chunks since the operation last succeeded
+ * @oom_evictions: evictions since the operation last succeeded
  * @cause:	why pages move (UVM_NL_CAUSE_*), for migration events; set by
  *		whoever starts the operation, UVM_NL_CAUSE_FAULT by default
  * @ptes:	physical addresses of the PTEs being written
@@ -98,6 +99,7 @@ struct uvm_va_block_ctx {
 	struct uvm_ce_batch ce;
 	struct uvm_gpu *oom_gpu;
 	u32 oom_waits;
+	u32 oom_evictions;
 	u32 cause;
 	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
@@ -165,6 +167,8 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 		ctx->ce.nops = 0;
 		ctx->ce.ndma = 0;
 		ctx->oom_gpu = NULL;
+		ctx->oom_waits = 0;
+		ctx->oom_evictions = 0;
 		ctx->cause = UVM_NL_CAUSE_FAULT;
 	}
 	return ctx;
@@ -1518,6 +1522,15 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 #define UVM_OOM_WAITS		100
 #define UVM_OOM_WAIT_MS		10
 
+/*
+ * Evictions one operation may make without getting anywhere.  An operation
+ * that needs room for two blocks (a copy between two managed ranges) on a
+ * GPU with room for one evicts, in turn, the chunk it allocated for the
+ * other: without a bound it never ends.  After this many it fails as when
+ * nothing could be evicted.
+ */
+#define UVM_OOM_EVICTIONS	256
+
 /**
  * uvm_va_block_oom_evict() - after a block operation, make room and retry?
  * @ctx:	the operation's scratch space
@@ -1530,7 +1543,8 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
  * but some were only busy (their block being serviced or copied, their VA
  * space locked or being torn down: in flight, free or evictable in a
  * moment), it waits a little and the caller retries, a bounded number of
- * times; a task with a fatal signal does not wait.  Otherwise *@ret becomes
+ * times; a task with a fatal signal does not wait.  Evictions are bounded
+ * too (UVM_OOM_EVICTIONS without success).  Otherwise *@ret becomes
  * -ENOMEM.
  *
  * Context: process context, no block lock held; may sleep.
@@ -1544,11 +1558,16 @@ bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
 
 	if (*ret != -ENOSPC) {
 		ctx->oom_waits = 0;
+		ctx->oom_evictions = 0;
 		return false;
 	}
 	ctx->oom_gpu = NULL;
-	if (gpu && uvm_pmm_evict(gpu, held, ctx, &busy))
+	if (gpu && ctx->oom_evictions < UVM_OOM_EVICTIONS &&
+	    !fatal_signal_pending(current) && uvm_pmm_evict(gpu, held, ctx, &busy)) {
+		ctx->oom_evictions++;
+		cond_resched();
 		return true;
+	}
 	if (gpu && busy && ctx->oom_waits < UVM_OOM_WAITS &&
 	    !fatal_signal_pending(current)) {
 		ctx->oom_waits++;
@@ -1556,6 +1575,7 @@ bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
 		return true;
 	}
 	ctx->oom_waits = 0;
+	ctx->oom_evictions = 0;
 	*ret = -ENOMEM;
 	return false;
 }

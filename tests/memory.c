@@ -1070,6 +1070,37 @@ TEST_F(device_full, enomem_when_full)
 	ASSERT_EQ(0, munmap(other, self->ps));
 }
 
+/*
+ * A copy between two managed ranges by a GPU with room for one chunk: the
+ * source's page moves there, the destination's finds no room and evicts
+ * the source's chunk, which the retry needs again.  The copy must end (it
+ * used to evict back and forth for ever, a soft lockup): -ENOMEM, the
+ * destination untouched; with room for both it copies.
+ */
+TEST_F(device_full, copy_with_room_for_one_chunk_ends)
+{
+	uint8_t *dev = uvm_mmap_device_skewed(&self->dev, 0, self->size - BLOCK, 0);
+	uint8_t *src = uvm_mmap_block_aligned(&self->dev, BLOCK);
+	uint8_t *dst = uvm_mmap_block_aligned(&self->dev, BLOCK);
+
+	ASSERT_NE(MAP_FAILED, dev);
+	ASSERT_NE(MAP_FAILED, src);
+	ASSERT_NE(MAP_FAILED, dst);
+	memset(src, 0x5a, self->ps);
+	memset(dst, 0xa5, self->ps);
+	ASSERT_EQ(-ENOMEM, uvm_copy(self->dev.fd, dst, src, self->ps, 0, 0, NULL));
+	ASSERT_EQ(0xa5, dst[0]);
+	ASSERT_EQ(0xa5, dst[self->ps - 1]);
+	/* the source's page stayed on the GPU from the last attempt */
+	ASSERT_EQ(0, munmap(dev, self->size - BLOCK));
+	ASSERT_EQ(BLOCK, uvm_vidmem_wait(self->dev.fd, 0, BLOCK));
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, dst, src, self->ps, 0, 0, NULL));
+	ASSERT_EQ(0x5a, dst[0]);
+	ASSERT_EQ(0x5a, dst[self->ps - 1]);
+	ASSERT_EQ(0, munmap(src, BLOCK));
+	ASSERT_EQ(0, munmap(dst, BLOCK));
+}
+
 /* An allocation larger than what is free fails whole: the chunks it got are given back */
 TEST_F(device_full, enomem_rolls_back)
 {
