@@ -105,47 +105,54 @@ void uvm_ce_batch_push(struct uvm_ce_batch *b, const struct uvm_ce_op *op)
 	b->ops[b->nops++] = *op;
 }
 
-/* Does @op continue @last as its next row (same kind, length, memories)? */
-static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce_op *op)
+/*
+ * Does @op continue @last as its next row: same kind, length and memories,
+ * at @dst_pitch (and @src_pitch) bytes from @last's last row in the
+ * engine's addresses, the box's pitches, which says the memory is laid out
+ * there as the box is?
+ */
+static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce_op *op,
+			       u64 dst_pitch, u64 src_pitch)
 {
-	u32 rows = last->rows ? last->rows : 1;
+	u64 rows = last->rows ? last->rows : 1;
 	bool copy = op->type == UVM_CE_COPY;
-	u64 dp, sp;
 
 	if (op->type != last->type || op->size != last->size || op->rows > 1 ||
+	    dst_pitch < op->size || (copy && src_pitch < op->size) ||
+	    (last->rows > 1 && (last->dst_pitch != dst_pitch ||
+				(copy && last->src_pitch != src_pitch))) ||
 	    op->dst.aperture != last->dst.aperture || op->dst.gpu != last->dst.gpu ||
-	    op->dst.addr <= last->dst.addr || (!copy && op->value != last->value) ||
+	    (!copy && op->value != last->value) ||
 	    (copy && (op->src.aperture != last->src.aperture ||
-		      op->src.gpu != last->src.gpu || op->src.addr <= last->src.addr)))
+		      op->src.gpu != last->src.gpu)))
 		return false;
-	if (rows == 1) {
-		dp = op->dst.addr - last->dst.addr;
-		sp = copy ? op->src.addr - last->src.addr : 0;
-		return dp >= op->size && (!copy || sp >= op->size);
-	}
-	return op->dst.addr == last->dst.addr + rows * last->dst_pitch &&
-	       (!copy || op->src.addr == last->src.addr + rows * last->src_pitch);
+	return op->dst.addr == last->dst.addr + rows * dst_pitch &&
+	       (!copy || op->src.addr == last->src.addr + rows * src_pitch);
 }
 
 /**
  * uvm_ce_batch_push_row() - gather the next row of a strided copy or set
  * @b:		the batch, begun
  * @op:		one row (or part of one) of at most a page
+ * @dst_pitch:	the box's destination pitch
+ * @src_pitch:	the box's source pitch (copies)
  *
- * The row joins the last operation as one more row when it lies at that
- * operation's pitch on both sides (the first such row sets the pitches),
- * so that a box of short rows in contiguous memory is a few strided
- * operations the engine walks, not one operation per row.
+ * The row joins the last operation as one more row when it lies one pitch
+ * after that operation's last row on both sides, in the engine's addresses
+ * (contiguous memory: device memory, rows sharing a system page), so that
+ * a box of short rows is a few strided operations the engine walks, not one
+ * operation per row.  An operation never spans more than its rows at the
+ * box's pitches.
  */
-void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op)
+void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op,
+			   u64 dst_pitch, u64 src_pitch)
 {
 	struct uvm_ce_op *last = b->nops ? &b->ops[b->nops - 1] : NULL;
 
-	if (last && uvm_ce_op_next_row(last, op)) {
+	if (last && uvm_ce_op_next_row(last, op, dst_pitch, src_pitch)) {
 		if (last->rows <= 1) {
-			last->dst_pitch = op->dst.addr - last->dst.addr;
-			last->src_pitch = op->type == UVM_CE_COPY ?
-					  op->src.addr - last->src.addr : 0;
+			last->dst_pitch = dst_pitch;
+			last->src_pitch = op->type == UVM_CE_COPY ? src_pitch : 0;
 			last->rows = 1;
 		}
 		last->rows++;

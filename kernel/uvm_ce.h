@@ -36,7 +36,8 @@ int uvm_ce_batch_begin(struct uvm_ce_batch *b, struct uvm_gpu *gpu);
 int uvm_ce_batch_sysmem(struct uvm_ce_batch *b, struct page *page,
 			struct uvm_gpu_address *addr);
 void uvm_ce_batch_push(struct uvm_ce_batch *b, const struct uvm_ce_op *op);
-void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op);
+void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op,
+			   u64 dst_pitch, u64 src_pitch);
 int uvm_ce_batch_flush(struct uvm_ce_batch *b);
 
 #endif /* _UVM_CE_H_ */

@@ -407,7 +407,8 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
 			break;
 		/* the rows of a box: strided operations the engine walks */
 		if (rows)
-			uvm_ce_batch_push_row(b, &op);
+			uvm_ce_batch_push_row(b, &op, job->dst.pitch,
+					      job->is_memset ? 0 : job->src.pitch);
 		else
 			uvm_ce_batch_push(b, &op);
 
