@@ -87,9 +87,13 @@ static void uvm_mem_free_backing(struct uvm_mem *mem)
 		kvfree(mem->dma[g]);
 	}
 	if (mem->pages) {
-		for (i = 0; i < uvm_mem_npages(mem); i++)
+		for (i = 0; i < uvm_mem_npages(mem); i++) {
 			if (mem->pages[i])
 				__free_page(mem->pages[i]);
+			/* gigabytes of host memory: let others run */
+			if (!((i + 1) % 512))
+				cond_resched();
+		}
 		kvfree(mem->pages);
 	}
 }
@@ -368,6 +372,7 @@ void uvm_mem_handles_destroy(struct uvm_va_space *va_space)
 	xa_for_each(&va_space->mem_handles, id, h) {
 		uvm_mem_put(h->mem);
 		kfree(h);
+		cond_resched();
 	}
 	xa_destroy(&va_space->mem_handles);
 	va_space->nr_mem_handles = 0;
