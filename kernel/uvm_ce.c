@@ -63,6 +63,11 @@ int uvm_ce_batch_begin(struct uvm_ce_batch *b, struct uvm_gpu *gpu)
 {
 	int ret;
 
+	/*
+	 * Flush (and wait for the engine) when the next operation may not fit:
+	 * its slot, or the system-page mappings of its two sides, which rows
+	 * joined to a strided operation add without taking a slot.
+	 */
 	if (b->nops == UVM_CE_BATCH_OPS || b->ndma + 2 > ARRAY_SIZE(b->dma) ||
 	    (b->gpu && b->gpu != gpu)) {
 		ret = uvm_ce_batch_flush(b);
