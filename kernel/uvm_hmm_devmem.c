@@ -50,9 +50,11 @@
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "uvm_events.h"
+#include "uvm_param.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
 #include "uvm_hmm_devmem.h"
@@ -756,6 +758,33 @@ static const struct dev_pagemap_ops uvm_hmm_pgmap_ops = {
 
 /* Reservations and eviction */
 
+#if IS_ENABLED(CONFIG_UVM_TEST)
+/*
+ * Test builds: a pause between collecting a chunk's pages and finalizing
+ * them, which lets a test unmap them in the middle of an eviction.
+ */
+static struct uvm_param_uint hmm_evict_pause_ms = {
+	.val = 0,
+	.min = 0,
+	.max = 1000,
+};
+module_param_cb(hmm_evict_pause_ms, &uvm_param_uint_ops, &hmm_evict_pause_ms, 0644);
+MODULE_PARM_DESC(hmm_evict_pause_ms,
+		 "Test builds: milliseconds an eviction of device-private pages pauses with the pages collected (default 0)");
+
+static void uvm_hmm_evict_pause(void)
+{
+	unsigned int ms = uvm_param_get(&hmm_evict_pause_ms);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static void uvm_hmm_evict_pause(void)
+{
+}
+#endif
+
 /**
  * uvm_hmm_skip_dying() - leave alone the pages a migration just moved away
  * @src:	the source pfns of migrate_device_range()
@@ -790,30 +819,89 @@ static void uvm_hmm_skip_dying(unsigned long *src, unsigned long npages)
 }
 
 /**
+ * uvm_hmm_chunk_lock_owner_mm() - hold off unmapping in the chunk owner's mm
+ * @chunk:	the chunk, pinned
+ *
+ * migrate_device_finalize() walks the reverse map of every page it
+ * finalizes, even a page mapped nowhere, through the anon_vma the page
+ * last belonged to, and migrate_device_range() holds no reference on that
+ * anon_vma (the kernel's rmap_walk_anon_lock() asks callers without the
+ * mmap lock for one; a module cannot take it).  A munmap() or mremap() in
+ * the page's mm between collecting the page and finalizing it frees the
+ * anon_vma: a use-after-free.  The pages of a chunk are mapped by the mm of
+ * the VA space that migrated them there, so eviction holds that mm's mmap
+ * lock for write: nothing unmaps there meanwhile, and the mm's exit frees
+ * its page tables and anon_vmas only after.  It is only tried: an
+ * eviction never waits for an mmap lock, whatever its caller holds.
+ *
+ * Not covered: a fork() child sharing its parent's device pages, and a
+ * chunk whose VA space is gone (disowned): their pages are evicted without
+ * a lock, as migrate_device_range() allows.
+ *
+ * Return: the mm, locked and grabbed (for uvm_hmm_chunk_unlock_owner_mm()),
+ * NULL for a disowned chunk, or ERR_PTR(-EBUSY) when the lock is taken.
+ */
+static struct mm_struct *uvm_hmm_chunk_lock_owner_mm(struct uvm_hmm_chunk *chunk)
+{
+	struct mm_struct *mm = NULL;
+
+	spin_lock(&uvm_hmm_devmem_lock);
+	if (chunk->owner) {
+		/* the VA space holds its mm until it disowns its chunks */
+		mm = chunk->owner->mm;
+		mmgrab(mm);
+	}
+	spin_unlock(&uvm_hmm_devmem_lock);
+	/* mmap_lock.h has mmap_read_trylock() but no write form */
+	if (mm && !down_write_trylock(&mm->mmap_lock)) {
+		mmdrop(mm);
+		return ERR_PTR(-EBUSY);
+	}
+	return mm;
+}
+
+static void uvm_hmm_chunk_unlock_owner_mm(struct mm_struct *mm)
+{
+	if (!mm)
+		return;
+	mmap_write_unlock(mm);
+	mmdrop(mm);
+}
+
+/**
  * uvm_hmm_chunk_evict() - bring every page of a chunk back to system memory
  * @chunk:	the chunk, pinned by the caller
  *
- * Pages that are locked or being migrated right now are skipped: the
- * caller tries again later.
+ * Pages that are locked or being migrated right now are skipped, and so is
+ * the whole chunk while its owner's mmap lock is taken: the caller tries
+ * again later.
  *
- * Context: process, no lock held.
- * Return: 0 or -ENOMEM.
+ * Context: process, no spinlock held.
+ * Return: 0, -EBUSY or -ENOMEM.
  */
 static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk)
 {
 	struct uvm_hmm_migrate_ctx *mig;
+	struct mm_struct *mm;
 	int ret;
 
 	mig = kvzalloc(sizeof(*mig), GFP_KERNEL);
 	if (!mig)
 		return -ENOMEM;
+	mm = uvm_hmm_chunk_lock_owner_mm(chunk);
+	if (IS_ERR(mm)) {
+		kvfree(mig);
+		return PTR_ERR(mm);
+	}
 	migrate_device_range(mig->src, chunk->pfn_first, UVM_HMM_CHUNK_PAGES);
+	uvm_hmm_evict_pause();
 	uvm_hmm_skip_dying(mig->src, UVM_HMM_CHUNK_PAGES);
 	ret = uvm_hmm_fill_ram_pages(&mig->ce, mig->src, mig->dst,
 				     UVM_HMM_CHUNK_PAGES, NULL, 0, NUMA_NO_NODE);
 	migrate_device_pages(mig->src, mig->dst, UVM_HMM_CHUNK_PAGES);
 	uvm_hmm_count_to_ram(NULL, mig->src, mig->dst, 0, UVM_HMM_CHUNK_PAGES);
 	migrate_device_finalize(mig->src, mig->dst, UVM_HMM_CHUNK_PAGES);
+	uvm_hmm_chunk_unlock_owner_mm(mm);
 	kvfree(mig);
 	return ret;
 }

@@ -9,6 +9,8 @@
  * memory (the debug kernel); SKIPs elsewhere.
  */
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "uvm_test_util.h"
@@ -38,6 +40,7 @@ FIXTURE_SETUP(evict)
 
 FIXTURE_TEARDOWN(evict)
 {
+	uvm_param_write("hmm_evict_pause_ms", "0");	/* a failed test's */
 	uvm_dev_teardown(&self->dev);
 }
 
@@ -170,6 +173,76 @@ TEST_F_TIMEOUT(evict, two_gpus_ping_pong, 300)
 	}
 	ASSERT_EQ(-1, uvm_pattern_mismatch(p, len, 103));
 	munmap(p, len);
+}
+
+/*
+ * The child of unmap_during_eviction: fills GPU 0 with device pages of its
+ * own mm, says so on @ready, and at the word on @go unmaps them 300 ms
+ * later, while the parent's GPU work is evicting them.
+ */
+static int unmapper(uint64_t len, int ready, int go)
+{
+	struct uvm_test_gpu_op op;
+	int fd = uvm_open();
+	char c = 0;
+	uint8_t *q;
+
+	if (fd < 0)
+		return 1;
+	q = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	if (q == MAP_FAILED)
+		return 2;
+	op = uvm_op_pattern(q, len, 31);
+	if (uvm_launch(fd, 0, 8, &op, 1, NULL))
+		return 3;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	usleep(300 * 1000);
+	if (munmap(q, len))
+		return 5;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A process unmaps its device pages in the middle of their eviction by
+ * another process's GPU work (hmm_evict_pause_ms holds the eviction with
+ * the pages collected).  Eviction holds the owner's mmap lock, so the
+ * unmapping waits for it; it used to free the anon_vma that
+ * migrate_device_finalize() then walked (KASAN: slab-use-after-free in
+ * rmap_walk_anon, reported by the kernel check of the suite).
+ */
+TEST_F_TIMEOUT(evict, unmap_during_eviction, 300)
+{
+	uint64_t len = 2 * UVM_MIB;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	struct uvm_test_gpu_op op;
+	int ready[2], go[2], status;
+	char c = 0;
+	pid_t pid;
+
+	if (access(UVM_PARAM_DIR "hmm_evict_pause_ms", W_OK))
+		UVM_SKIP("no hmm_evict_pause_ms (a production build)");
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(unmapper(self->vidmem, ready[1], go[0]));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, uvm_param_write("hmm_evict_pause_ms", "1000"));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	/* the GPU is full of the child's pages: this evicts one chunk of them */
+	op = uvm_op_pattern(p, len, 32);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 8, &op, 1, NULL));
+	ASSERT_EQ(0, uvm_param_write("hmm_evict_pause_ms", "0"));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(p, len, 32));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_EQ(self->used0, uvm_vidmem_wait(self->dev.fd, 0, self->used0));
 }
 
 TEST_HARNESS_MAIN
