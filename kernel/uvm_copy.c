@@ -27,6 +27,8 @@
  * of bytes numbered by their offset in the box; a 1D copy is a box of one
  * row.
  *
+ * UVM_IOC_COPY_BATCH is one job of many such boxes, run in order.
+ *
  * A side's span (first byte to last byte of the last row) lies wholly in
  * one allocation or wholly outside all of them.  The work proceeds in
  * windows of consecutive box bytes whose addresses, on either side, stay
@@ -34,10 +36,17 @@
  * locks the block of each managed side (the lower address first when both
  * are managed and distinct, see uvm_lock.h), serves the pages its rows
  * touch, gathers one engine operation per piece that crosses no page or row
- * boundary, and waits for the engine.  A side whose allocation went away
- * before the job ran fails the job with -EFAULT.
+ * boundary, and waits for the engine before its blocks are unlocked.  A
+ * window without managed memory locks nothing and does not wait: the
+ * operations of consecutive windows and boxes (the small copies of a batch)
+ * go to the engine together, when the batch of operations is full, before
+ * a window with managed memory, and at the end of the job.  A side whose
+ * allocation went away before the job ran fails the job with -EFAULT.
  *
- * Locking: the VA space lock for read during a job; block locks per window.
+ * Locking: the VA space lock for read during a job, dropped between windows
+ * while a writer waits for it (the allocations a job found stay while it is
+ * held, so a window reuses the previous window's when its bytes are
+ * inside); block locks per window.
  */
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -53,6 +62,9 @@
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+
+/* Copies of UVM_IOC_COPY_BATCH read from userspace at a time. */
+#define UVM_COPY_BATCH_CHUNK	64
 
 /**
  * struct uvm_copy_side - one side of a copy
@@ -77,36 +89,49 @@ struct uvm_copy_side {
 };
 
 /**
- * struct uvm_copy_job - a validated copy or memset
- * @job:	the queue's part; weight = pages
- * @gpu:	the GPU whose engine works
+ * struct uvm_copy_box - one validated copy or memset
  * @length:	bytes: @width * @height * @depth
  * @width:	bytes per row
  * @height:	rows per slice
  * @depth:	slices
- * @is_memset:	a memset: @src unused
- * @pattern:	memset: the element replicated to 64 bits
  * @dst:	destination
- * @src:	source
+ * @src:	source (a copy)
  */
-struct uvm_copy_job {
-	struct uvm_job job;
-	struct uvm_gpu *gpu;
+struct uvm_copy_box {
 	u64 length;
 	u64 width;
 	u32 height;
 	u32 depth;
-	bool is_memset;
-	u64 pattern;
 	struct uvm_copy_side dst;
 	struct uvm_copy_side src;
+};
+
+/**
+ * struct uvm_copy_job - validated copies or a memset
+ * @job:	the queue's part; weight = pages + boxes
+ * @gpu:	the GPU whose engine works
+ * @is_memset:	a memset: the boxes' @src unused
+ * @pattern:	memset: the element replicated to 64 bits
+ * @nboxes:	boxes, run in order
+ * @boxes:	@one, or the array of a batch
+ * @one:	the box of a single copy or memset
+ */
+struct uvm_copy_job {
+	struct uvm_job job;
+	struct uvm_gpu *gpu;
+	bool is_memset;
+	u64 pattern;
+	u32 nboxes;
+	struct uvm_copy_box *boxes;
+	struct uvm_copy_box one;
 };
 
 /**
  * struct uvm_copy_window - the state of the window being copied
  * @block:	per side (dst, src): the block of a managed side (both the
  *		same block when the sides share it)
- * @range:	per side: the allocation, NULL for process memory
+ * @range:	per side: the allocation, NULL for process memory; kept
+ *		from window to window while the job runs
  * @vmm:	per side: the mapping of a VMM side
  * @locked:	the distinct blocks locked, in locking order
  */
@@ -134,47 +159,79 @@ static void uvm_copy_side_unpin(struct uvm_copy_side *side, bool written)
 static void uvm_copy_job_free(struct uvm_job *j)
 {
 	struct uvm_copy_job *job = to_uvm_copy_job(j);
+	u32 i;
 
-	uvm_copy_side_unpin(&job->dst, true);
-	uvm_copy_side_unpin(&job->src, false);
+	for (i = 0; i < job->nboxes; i++) {
+		uvm_copy_side_unpin(&job->boxes[i].dst, true);
+		uvm_copy_side_unpin(&job->boxes[i].src, false);
+	}
+	if (job->boxes != &job->one)
+		kvfree(job->boxes);
 	kfree(job);
+}
+
+/**
+ * uvm_copy_job_alloc() - a job of @nboxes zeroed boxes
+ * @nboxes:	1 .. UVM_COPY_BATCH_MAX
+ *
+ * Return: the job (@nboxes set), or NULL.
+ */
+static struct uvm_copy_job *uvm_copy_job_alloc(u32 nboxes)
+{
+	struct uvm_copy_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+
+	if (!job)
+		return NULL;
+	job->boxes = &job->one;
+	if (nboxes > 1) {
+		job->boxes = kvcalloc(nboxes, sizeof(*job->boxes), GFP_KERNEL_ACCOUNT);
+		if (!job->boxes) {
+			kfree(job);
+			return NULL;
+		}
+	}
+	job->nboxes = nboxes;
+	return job;
 }
 
 /* Execution */
 
 /**
  * uvm_copy_addr() - the address of a byte of the box on one side
- * @job:	the job
+ * @box:	the box
  * @side:	the side
- * @off:	the byte's offset in the box, below @job->length
+ * @off:	the byte's offset in the box, below @box->length
  *
  * Return: the address.
  */
-static u64 uvm_copy_addr(const struct uvm_copy_job *job,
+static u64 uvm_copy_addr(const struct uvm_copy_box *box,
 			 const struct uvm_copy_side *side, u64 off)
 {
 	u64 row, col;
 	u32 y;
 
-	if (job->height == 1 && job->depth == 1)
+	if (box->height == 1 && box->depth == 1)
 		return side->addr + off;
-	row = div64_u64_rem(off, job->width, &col);
-	row = div_u64_rem(row, job->height, &y);
+	row = div64_u64_rem(off, box->width, &col);
+	row = div_u64_rem(row, box->height, &y);
 	return side->addr + row * side->slice_pitch + (u64)y * side->pitch + col;
 }
 
 /* Bytes from box offset @off to the end of its row. */
-static u64 uvm_copy_row_left(const struct uvm_copy_job *job, u64 off)
+static u64 uvm_copy_row_left(const struct uvm_copy_box *box, u64 off)
 {
 	u64 col;
 
-	div64_u64_rem(off, job->width, &col);
-	return job->width - col;
+	if (box->height == 1 && box->depth == 1)
+		return box->width - off;
+	div64_u64_rem(off, box->width, &col);
+	return box->width - col;
 }
 
 /**
  * uvm_copy_side_addr() - the engine's address of a byte of one side
  * @job:	the job
+ * @box:	the box
  * @win:	the window
  * @side:	0 for the destination, 1 for the source
  * @b:		the batch, begun
@@ -183,11 +240,12 @@ static u64 uvm_copy_row_left(const struct uvm_copy_job *job, u64 off)
  *
  * Return: 0 or -errno.
  */
-static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_window *win,
-			      int side, struct uvm_ce_batch *b, u64 va,
+static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_box *box,
+			      struct uvm_copy_window *win, int side,
+			      struct uvm_ce_batch *b, u64 va,
 			      struct uvm_gpu_address *addr)
 {
-	struct uvm_copy_side *s = side ? &job->src : &job->dst;
+	struct uvm_copy_side *s = side ? &box->src : &box->dst;
 	struct uvm_va_range *range = win->range[side];
 	struct page *page;
 	int ret;
@@ -219,30 +277,38 @@ static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_window *
  * uvm_copy_window_lock() - find the allocations and lock the managed blocks
  * @va_space:	the VA space; its lock held for read
  * @job:	the job
- * @win:	out
+ * @box:	the box
+ * @win:	the window: @win->range as the previous window left it (NULL
+ *		for the first), the rest set here
  * @off:	offset of the window into the box
  * @len:	its bytes
  *
- * Return: 0, -EFAULT when an allocation is gone, -ENOMEM.
+ * Return: 0, -EFAULT when an allocation is gone, -EPERM when the GPU lost
+ * its right to VMM memory, -ENOMEM.
  */
 static int uvm_copy_window_lock(struct uvm_va_space *va_space,
-				struct uvm_copy_job *job,
+				struct uvm_copy_job *job, struct uvm_copy_box *box,
 				struct uvm_copy_window *win, u64 off, u64 len)
 {
-	struct uvm_copy_side *sides[2] = { &job->dst, &job->src };
+	struct uvm_copy_side *sides[2] = { &box->dst, &box->src };
 	int n = job->is_memset ? 1 : 2;
 	int i;
 
-	memset(win, 0, sizeof(*win));
+	memset(win->block, 0, sizeof(win->block));
+	memset(win->vmm, 0, sizeof(win->vmm));
+	memset(win->locked, 0, sizeof(win->locked));
 	for (i = 0; i < n; i++) {
-		u64 va = uvm_copy_addr(job, sides[i], off);
-		u64 last = uvm_copy_addr(job, sides[i], off + len - 1);
+		u64 va = uvm_copy_addr(box, sides[i], off);
+		u64 last = uvm_copy_addr(box, sides[i], off + len - 1);
+		struct uvm_va_range *range = win->range[i];
 
 		if (!sides[i]->kind)
 			continue;
-		win->range[i] = uvm_va_range_find(va_space, va);
-		if (!win->range[i] || win->range[i]->kind != sides[i]->kind ||
-		    uvm_va_range_end(win->range[i]) <= last)
+		/* the previous window's allocation, else look it up */
+		if (!range || va < uvm_va_range_start(range) || uvm_va_range_end(range) <= last)
+			range = uvm_va_range_find(va_space, va);
+		win->range[i] = range;
+		if (!range || range->kind != sides[i]->kind || uvm_va_range_end(range) <= last)
 			return -EFAULT;
 		if (sides[i]->kind == UVM_RANGE_VMM) {
 			/*
@@ -250,10 +316,10 @@ static int uvm_copy_window_lock(struct uvm_va_space *va_space,
 			 * one mapping, whose rights may have changed since the
 			 * job was queued.
 			 */
-			win->vmm[i] = uvm_vmm_mapping_find(win->range[i], va);
+			win->vmm[i] = uvm_vmm_mapping_find(range, va);
 			if (!win->vmm[i])
 				return -EFAULT;
-			if (uvm_vmm_check_span(win->range[i], va, va + 1, job->gpu, !i))
+			if (uvm_vmm_check_span(range, va, va + 1, job->gpu, !i))
 				return -EPERM;
 		}
 		if (sides[i]->kind != UVM_RANGE_MANAGED)
@@ -289,6 +355,7 @@ static void uvm_copy_window_unlock(struct uvm_copy_window *win)
 /**
  * uvm_copy_window_serve() - serve the managed pages of a window
  * @job:	the job
+ * @box:	the box
  * @win:	the window, locked
  * @ctx:	scratch space
  * @off:	offset of the window
@@ -299,7 +366,8 @@ static void uvm_copy_window_unlock(struct uvm_copy_window *win)
  *
  * Return: 0 or -errno.
  */
-static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_window *win,
+static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_box *box,
+				 struct uvm_copy_window *win,
 				 struct uvm_va_block_ctx *ctx, u64 off, u64 len)
 {
 	struct uvm_page_mask mask;
@@ -307,7 +375,7 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_windo
 	int i, ret;
 
 	for (i = job->is_memset ? 0 : 1; i >= 0; i--) {
-		struct uvm_copy_side *side = i ? &job->src : &job->dst;
+		struct uvm_copy_side *side = i ? &box->src : &box->dst;
 		struct uvm_va_block *block = win->block[i];
 
 		if (!block)
@@ -315,8 +383,8 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_windo
 		/* the pages the window's rows touch, not the gaps between them */
 		uvm_page_mask_zero(&mask);
 		for (o = off; o < off + len; o += seg) {
-			seg = min(uvm_copy_row_left(job, o), off + len - o);
-			a = uvm_copy_addr(job, side, o);
+			seg = min(uvm_copy_row_left(box, o), off + len - o);
+			a = uvm_copy_addr(box, side, o);
 			uvm_page_mask_set_range(&mask, uvm_va_block_page_index(block, a),
 						uvm_va_block_page_index(block, a + seg - 1) + 1);
 		}
@@ -332,14 +400,16 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_windo
  * page while the batch lasts (its system-page mappings go with it), so that
  * the short rows of a box sharing a page cost one lookup.
  */
-static int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_window *win,
-				     int side, struct uvm_ce_batch *b, u64 va, u64 *page,
-				     struct uvm_gpu_address *cached, struct uvm_gpu_address *addr)
+static int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_box *box,
+				     struct uvm_copy_window *win, int side,
+				     struct uvm_ce_batch *b, u64 va, u64 *page,
+				     struct uvm_gpu_address *cached,
+				     struct uvm_gpu_address *addr)
 {
 	int ret = 0;
 
 	if ((va & PAGE_MASK) != *page) {
-		ret = uvm_copy_side_addr(job, win, side, b, va, cached);
+		ret = uvm_copy_side_addr(job, box, win, side, b, va, cached);
 		*page = ret ? 1 : va & PAGE_MASK;
 	}
 	*addr = *cached;
@@ -350,35 +420,44 @@ static int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_w
 /**
  * uvm_copy_window_run() - copy or fill one window
  * @job:	the job
+ * @box:	the box
  * @win:	the window, locked and served
- * @b:		a batch
+ * @b:		the job's batch of operations
  * @off:	offset of the window
  * @len:	its bytes
  *
  * Walks the window's rows (no division past the first byte), one piece per
  * part of a row that crosses no page on either side; the pieces of a box's
- * rows become strided operations (uvm_ce_batch_push_row()).
+ * rows become strided operations (uvm_ce_batch_push_row()).  A window that
+ * locked blocks waits for the engine before returning; the operations of
+ * one that did not stay in @b for the windows that follow.
  *
  * Return: 0 or -errno.
  */
-static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window *win,
-			       struct uvm_ce_batch *b, u64 off, u64 len)
+static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *box,
+			       struct uvm_copy_window *win, struct uvm_ce_batch *b,
+			       u64 off, u64 len)
 {
 	struct uvm_gpu_address cached[2] = {};
 	u64 page[2] = { 1, 1 };	/* 1: nothing cached */
-	bool rows = job->height > 1 || job->depth > 1;
+	bool rows = box->height > 1 || box->depth > 1;
 	u64 end = off + len, piece, col, z, rd, rs, d, s;
 	struct uvm_ce_op op;
 	int ret = 0;
-	u32 y;
+	u32 y = 0;
 
-	z = div_u64_rem(div64_u64_rem(off, job->width, &col), job->height, &y);
-	rd = job->dst.addr + z * job->dst.slice_pitch + (u64)y * job->dst.pitch;
-	rs = job->src.addr + z * job->src.slice_pitch + (u64)y * job->src.pitch;
+	if (rows) {
+		z = div_u64_rem(div64_u64_rem(off, box->width, &col), box->height, &y);
+	} else {
+		z = 0;
+		col = off;
+	}
+	rd = box->dst.addr + z * box->dst.slice_pitch + (u64)y * box->dst.pitch;
+	rs = box->src.addr + z * box->src.slice_pitch + (u64)y * box->src.pitch;
 	for (; off < end; off += piece) {
 		d = rd + col;
 		s = rs + col;
-		piece = min3(end - off, job->width - col, PAGE_SIZE - offset_in_page(d));
+		piece = min3(end - off, box->width - col, PAGE_SIZE - offset_in_page(d));
 		if (!job->is_memset)
 			piece = min(piece, PAGE_SIZE - offset_in_page(s));
 
@@ -392,7 +471,7 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
 			page[0] = 1;
 			page[1] = 1;
 		}
-		ret = uvm_copy_side_addr_cached(job, win, 0, b, d, &page[0], &cached[0],
+		ret = uvm_copy_side_addr_cached(job, box, win, 0, b, d, &page[0], &cached[0],
 						&op.dst);
 		if (job->is_memset) {
 			op.type = UVM_CE_MEMSET;
@@ -400,33 +479,35 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
 		} else {
 			op.type = UVM_CE_COPY;
 			if (!ret)
-				ret = uvm_copy_side_addr_cached(job, win, 1, b, s, &page[1],
+				ret = uvm_copy_side_addr_cached(job, box, win, 1, b, s, &page[1],
 								&cached[1], &op.src);
 		}
 		if (ret)
 			break;
 		/* the rows of a box: strided operations the engine walks */
 		if (rows)
-			uvm_ce_batch_push_row(b, &op, job->dst.pitch,
-					      job->is_memset ? 0 : job->src.pitch);
+			uvm_ce_batch_push_row(b, &op, box->dst.pitch,
+					      job->is_memset ? 0 : box->src.pitch);
 		else
 			uvm_ce_batch_push(b, &op);
 
 		col += piece;
-		if (col == job->width) {
+		if (col == box->width) {
 			col = 0;
-			if (++y == job->height) {
+			if (++y == box->height) {
 				y = 0;
 				z++;
 			}
-			rd = job->dst.addr + z * job->dst.slice_pitch + (u64)y * job->dst.pitch;
-			rs = job->src.addr + z * job->src.slice_pitch + (u64)y * job->src.pitch;
+			rd = box->dst.addr + z * box->dst.slice_pitch + (u64)y * box->dst.pitch;
+			rs = box->src.addr + z * box->src.slice_pitch + (u64)y * box->src.pitch;
 		}
 	}
-	if (!ret)
-		return uvm_ce_batch_flush(b);
-	uvm_ce_batch_flush(b);
-	return ret;
+	if (ret) {
+		uvm_ce_batch_flush(b);
+		return ret;
+	}
+	/* Managed pages may move once their blocks are unlocked. */
+	return win->locked[0] ? uvm_ce_batch_flush(b) : 0;
 }
 
 /*
@@ -436,21 +517,21 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_window 
  * grow with the offset (rows do not overlap), so the first row that leaves
  * a block ends the window.
  */
-static u64 uvm_copy_window_len(struct uvm_copy_job *job, u64 off)
+static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *box, u64 off)
 {
-	u64 dend = round_down(uvm_copy_addr(job, &job->dst, off), UVM_VA_BLOCK_SIZE) +
+	u64 dend = round_down(uvm_copy_addr(box, &box->dst, off), UVM_VA_BLOCK_SIZE) +
 		   UVM_VA_BLOCK_SIZE;
 	u64 send = job->is_memset ? U64_MAX :
-		   round_down(uvm_copy_addr(job, &job->src, off), UVM_VA_BLOCK_SIZE) +
+		   round_down(uvm_copy_addr(box, &box->src, off), UVM_VA_BLOCK_SIZE) +
 		   UVM_VA_BLOCK_SIZE;
 	u64 o = off, d, s, row, take;
 
-	while (o < job->length) {
-		d = uvm_copy_addr(job, &job->dst, o);
-		s = job->is_memset ? 0 : uvm_copy_addr(job, &job->src, o);
+	while (o < box->length) {
+		d = uvm_copy_addr(box, &box->dst, o);
+		s = job->is_memset ? 0 : uvm_copy_addr(box, &box->src, o);
 		if (d >= dend || s >= send)
 			break;
-		row = min(uvm_copy_row_left(job, o), job->length - o);
+		row = min(uvm_copy_row_left(box, o), box->length - o);
 		take = min3(row, dend - d, send - s);
 		o += take;
 		if (take < row)
@@ -460,20 +541,102 @@ static u64 uvm_copy_window_len(struct uvm_copy_job *job, u64 off)
 }
 
 /**
- * uvm_copy_job_run() - run a copy or memset
+ * uvm_copy_yield_lock() - let a writer of the VA space in between windows
+ * @va_space:	the VA space, its lock held for read
+ * @win:	the window state: its allocations are forgotten
+ * @b:		the job's batch of operations, submitted first
+ *
+ * A copy of gigabytes takes minutes on a slow machine; holding the VA space
+ * lock all along would keep an unmap or a registration waiting as long.
+ * When a writer waits, the gathered operations go to the engine (their
+ * memory is the lock's to keep) and the lock is dropped and taken again;
+ * the next window looks its allocations up afresh and fails the job with
+ * -EFAULT when one went away meanwhile.
+ *
+ * Return: 0 or the -errno of the engine.
+ */
+static int uvm_copy_yield_lock(struct uvm_va_space *va_space, struct uvm_copy_window *win,
+			       struct uvm_ce_batch *b)
+{
+	int ret;
+
+	if (!rwsem_is_contended(&va_space->lock))
+		return 0;
+	ret = uvm_ce_batch_flush(b);
+	if (ret)
+		return ret;
+	up_read(&va_space->lock);
+	cond_resched();
+	down_read(&va_space->lock);
+	memset(win->range, 0, sizeof(win->range));
+	return 0;
+}
+
+/**
+ * uvm_copy_box_run() - copy or fill one box, window by window
+ * @va_space:	the VA space, its lock held for read
+ * @job:	the job
+ * @box:	the box
+ * @win:	the window state, kept from box to box
+ * @ctx:	scratch space
+ * @b:		the job's batch of operations
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *job,
+			    struct uvm_copy_box *box, struct uvm_copy_window *win,
+			    struct uvm_va_block_ctx *ctx, struct uvm_ce_batch *b)
+{
+	u64 off, len;
+	int ret = 0;
+
+	for (off = 0; off < box->length && !ret; off += len) {
+		/*
+		 * A big copy is thousands of windows: let others run between
+		 * them, and a synchronous caller that is killed stop there.
+		 */
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = uvm_copy_yield_lock(va_space, win, b);
+		if (ret)
+			return ret;
+		len = uvm_copy_window_len(job, box, off);
+		/* A full GPU: evict with the block locks dropped, then retry. */
+		do {
+			ret = uvm_copy_window_lock(va_space, job, box, win, off, len);
+			/*
+			 * Earlier windows' operations go first: the engine then
+			 * sees every copy in order with the migrations serving
+			 * this window.
+			 */
+			if (!ret && win->locked[0])
+				ret = uvm_ce_batch_flush(b);
+			if (!ret)
+				ret = uvm_copy_window_serve(job, box, win, ctx, off, len);
+			if (!ret)
+				ret = uvm_copy_window_run(job, box, win, b, off, len);
+			uvm_copy_window_unlock(win);
+		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
+	}
+	return ret;
+}
+
+/**
+ * uvm_copy_job_run() - run the boxes of a job in order
  * @va_space:	the VA space
  * @j:		the job
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (the boxes before the failing one are done).
  */
 static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 {
 	struct uvm_copy_job *job = to_uvm_copy_job(j);
 	struct uvm_va_block_ctx *ctx = uvm_va_block_ctx_alloc();
 	struct uvm_ce_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
-	struct uvm_copy_window win;
-	u64 off, len;
-	int ret = 0;
+	struct uvm_copy_window win = {};
+	int ret = 0, ret2;
+	u32 i;
 
 	if (!ctx || !b) {
 		ret = -ENOMEM;
@@ -481,28 +644,13 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	}
 	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_COPY);
 	down_read(&va_space->lock);
-	for (off = 0; off < job->length && !ret; off += len) {
-		/*
-		 * A big copy is thousands of windows: let others run between
-		 * them, and a synchronous caller that is killed stop there.
-		 */
-		cond_resched();
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		len = uvm_copy_window_len(job, off);
-		/* A full GPU: evict with the block locks dropped, then retry. */
-		do {
-			ret = uvm_copy_window_lock(va_space, job, &win, off, len);
-			if (!ret)
-				ret = uvm_copy_window_serve(job, &win, ctx, off, len);
-			if (!ret)
-				ret = uvm_copy_window_run(job, &win, b, off, len);
-			uvm_copy_window_unlock(&win);
-		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
-	}
+	for (i = 0; i < job->nboxes && !ret; i++)
+		ret = uvm_copy_box_run(va_space, job, &job->boxes[i], &win, ctx, b);
+	/* the operations still gathered, whose memory the lock keeps */
+	ret2 = uvm_ce_batch_flush(b);
 	up_read(&va_space->lock);
+	if (!ret)
+		ret = ret2;
 out_free:
 	kfree(b);
 	uvm_va_block_ctx_free(ctx);
@@ -517,44 +665,57 @@ static const struct uvm_job_ops uvm_copy_job_ops = {
 /* Validation */
 
 /**
- * uvm_copy_side_prepare() - classify one side, pin process memory
- * @va_space:	the VA space
- * @side:	the side; @side->addr and @side->span set
+ * uvm_copy_side_classify() - find the memory of one side
+ * @va_space:	the VA space, its lock held for read
+ * @side:	the side; @side->addr and @side->span set, @side->kind set here
  * @gpu:	the GPU whose engine copies
  * @write:	the destination
+ * @hint:	the allocation of the same side of the previous box, or NULL;
+ *		set to this side's
  *
  * Return: 0; -EINVAL for a side partly inside an allocation, partly
  * unmapped VMM memory, or process memory spanning over UVM_COPY_MAX_BYTES;
  * -EPERM to write read-only registered memory, or VMM memory @gpu may not
- * access so; -EFAULT for process memory that cannot be pinned; -ENOMEM.
+ * access so.
  */
-static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
-				 struct uvm_copy_side *side,
-				 struct uvm_gpu *gpu, bool write)
+static int uvm_copy_side_classify(struct uvm_va_space *va_space,
+				  struct uvm_copy_side *side, struct uvm_gpu *gpu,
+				  bool write, struct uvm_va_range **hint)
 {
 	u64 end = side->addr + side->span;
-	struct uvm_va_range *range;
-	long pinned;
-	int ret = 0;
+	struct uvm_va_range *range = *hint;
 
-	down_read(&va_space->lock);
-	range = uvm_va_range_find(va_space, side->addr);
-	if (range) {
-		side->kind = range->kind;
-		if (uvm_va_range_end(range) < end)
-			ret = -EINVAL;
-		else if (write && range->kind == UVM_RANGE_HOST && range->host.read_only)
-			ret = -EPERM;
-		else if (range->kind == UVM_RANGE_VMM)
-			ret = uvm_vmm_check_span(range, side->addr, end, gpu, write);
-	} else if (interval_tree_iter_first(&va_space->ranges, side->addr, end - 1)) {
-		ret = -EINVAL;
+	/* the small copies of a batch mostly stay in one allocation */
+	if (!range || side->addr < uvm_va_range_start(range) ||
+	    side->addr >= uvm_va_range_end(range))
+		range = uvm_va_range_find(va_space, side->addr);
+	if (!range) {
+		if (interval_tree_iter_first(&va_space->ranges, side->addr, end - 1))
+			return -EINVAL;
+		return side->span > UVM_COPY_MAX_BYTES ? -EINVAL : 0;
 	}
-	up_read(&va_space->lock);
-	if (ret || range)
-		return ret;
-	if (side->span > UVM_COPY_MAX_BYTES)
+	*hint = range;
+	side->kind = range->kind;
+	if (uvm_va_range_end(range) < end)
 		return -EINVAL;
+	if (write && range->kind == UVM_RANGE_HOST && range->host.read_only)
+		return -EPERM;
+	if (range->kind == UVM_RANGE_VMM)
+		return uvm_vmm_check_span(range, side->addr, end, gpu, write);
+	return 0;
+}
+
+/**
+ * uvm_copy_side_pin() - pin the process memory of a side
+ * @side:	the side, classified as process memory
+ * @write:	the destination
+ *
+ * Return: 0, -EFAULT for memory that cannot be pinned, -ENOMEM.
+ */
+static int uvm_copy_side_pin(struct uvm_copy_side *side, bool write)
+{
+	u64 end = side->addr + side->span;
+	long pinned;
 
 	side->first = round_down(side->addr, PAGE_SIZE);
 	side->npages = (round_up(end, PAGE_SIZE) - side->first) >> PAGE_SHIFT;
@@ -574,28 +735,73 @@ static int uvm_copy_side_prepare(struct uvm_va_space *va_space,
 }
 
 /**
- * uvm_copy_submit() - validate and queue a copy or memset job
+ * uvm_copy_submit() - validate the memory of a job's boxes and queue it
  * @va_space:	the VA space
- * @job:	the job, its fields set; freed on failure
+ * @job:	the job, its boxes checked; freed on failure
  * @flags:	UVM_COPY_*
  * @fence:	out
+ * @failed:	out, on a refusal of one box: its index
+ *
+ * Every side is classified under one hold of the VA space lock, then the
+ * process memory of every box is pinned.  The process memory of a job's
+ * destinations, and that of its sources, each span at most
+ * UVM_COPY_MAX_BYTES in all.
  *
  * Return: 0 or -errno.
  */
 static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *job,
-			   u32 flags, u64 *fence)
+			   u32 flags, u64 *fence, u32 *failed)
 {
-	int ret;
+	struct uvm_va_range *hint[2] = {};
+	u64 pinned[2] = {}, weight = job->nboxes;
+	struct uvm_copy_box *box;
+	int ret = 0;
+	u32 i;
 
 	job->job.ops = &uvm_copy_job_ops;
-	job->job.weight = (job->length >> PAGE_SHIFT) + 1;
-	ret = uvm_copy_side_prepare(va_space, &job->dst, job->gpu, true);
-	if (!ret && !job->is_memset)
-		ret = uvm_copy_side_prepare(va_space, &job->src, job->gpu, false);
+	down_read(&va_space->lock);
+	for (i = 0; i < job->nboxes; i++) {
+		box = &job->boxes[i];
+		weight += box->length >> PAGE_SHIFT;
+		ret = uvm_copy_side_classify(va_space, &box->dst, job->gpu, true, &hint[0]);
+		if (!ret && !box->dst.kind) {
+			pinned[0] += box->dst.span;
+			if (pinned[0] > UVM_COPY_MAX_BYTES)
+				ret = -EINVAL;
+		}
+		if (!ret && !job->is_memset) {
+			ret = uvm_copy_side_classify(va_space, &box->src, job->gpu, false,
+						     &hint[1]);
+			if (!ret && !box->src.kind) {
+				pinned[1] += box->src.span;
+				if (pinned[1] > UVM_COPY_MAX_BYTES)
+					ret = -EINVAL;
+			}
+		}
+		if (ret) {
+			*failed = i;
+			break;
+		}
+	}
+	up_read(&va_space->lock);
+
+	for (i = 0; !ret && i < job->nboxes; i++) {
+		box = &job->boxes[i];
+		if (!box->dst.kind)
+			ret = uvm_copy_side_pin(&box->dst, true);
+		if (!ret && !job->is_memset && !box->src.kind)
+			ret = uvm_copy_side_pin(&box->src, false);
+		if (ret)
+			*failed = i;
+		if (!box->dst.kind || !box->src.kind)
+			cond_resched();
+	}
 	if (ret) {
 		uvm_copy_job_free(&job->job);
 		return ret;
 	}
+
+	job->job.weight = weight;
 	ret = uvm_queue_submit(&va_space->queue, &job->job,
 			       !(flags & UVM_COPY_ASYNC), fence);
 	if (ret || (flags & UVM_COPY_ASYNC))
@@ -606,6 +812,19 @@ static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *j
 static bool uvm_copy_overlap(u64 a, u64 b, u64 len)
 {
 	return a != b && a < b + len && b < a + len;
+}
+
+/* A box of one row. */
+static void uvm_copy_box_1d(struct uvm_copy_box *box, u64 dst, u64 src, u64 length)
+{
+	box->length = length;
+	box->width = length;
+	box->height = 1;
+	box->depth = 1;
+	box->dst.addr = dst;
+	box->dst.span = length;
+	box->src.addr = src;
+	box->src.span = length;
 }
 
 /**
@@ -619,6 +838,7 @@ int uvm_ioc_copy(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_copy *args = data;
 	struct uvm_copy_job *job;
+	u32 failed;
 
 	if ((args->flags & ~UVM_COPY_ASYNC) ||
 	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
@@ -630,19 +850,22 @@ int uvm_ioc_copy(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = uvm_copy_job_alloc(1);
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
-	job->length = args->length;
-	job->width = args->length;
-	job->height = 1;
-	job->depth = 1;
-	job->dst.addr = args->dst;
-	job->dst.span = args->length;
-	job->src.addr = args->src;
-	job->src.span = args->length;
-	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+	uvm_copy_box_1d(&job->one, args->dst, args->src, args->length);
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &failed);
+}
+
+/* The element of a memset replicated to 64 bits. */
+static u64 uvm_copy_pattern(u32 value, u32 size)
+{
+	u64 pattern = value;
+
+	for (; size < 8; size *= 2)
+		pattern |= pattern << (8 * size);
+	return pattern;
 }
 
 /**
@@ -657,7 +880,7 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
 	struct uvm_ioc_memset *args = data;
 	u32 size = args->element_size;
 	struct uvm_copy_job *job;
-	u64 pattern;
+	u32 failed;
 
 	if ((args->flags & ~UVM_COPY_ASYNC) ||
 	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
@@ -670,23 +893,14 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	pattern = args->value;
-	for (; size < 8; size *= 2)
-		pattern |= pattern << (8 * size);
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = uvm_copy_job_alloc(1);
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
-	job->length = args->count * args->element_size;
-	job->width = job->length;
-	job->height = 1;
-	job->depth = 1;
 	job->is_memset = true;
-	job->pattern = pattern;
-	job->dst.addr = args->dst;
-	job->dst.span = job->length;
-	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+	job->pattern = uvm_copy_pattern(args->value, size);
+	uvm_copy_box_1d(&job->one, args->dst, 0, args->count * size);
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &failed);
 }
 
 /**
@@ -696,7 +910,7 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
  * @height:	rows
  * @depth:	slices
  * @align:	alignment the address and the used pitches need (memset)
- * @side:	out: address, pitches and span
+ * @side:	out, zeroed by the caller: address, pitches and span
  *
  * Return: 0 or -EINVAL.
  */
@@ -705,7 +919,6 @@ static int uvm_copy_box_check(const struct uvm_box *box, u64 width, u32 height,
 {
 	u64 slice, span;
 
-	memset(side, 0, sizeof(*side));
 	side->addr = box->addr;
 	if (!IS_ALIGNED(box->addr, align))
 		return -EINVAL;
@@ -732,9 +945,9 @@ static int uvm_copy_box_check(const struct uvm_box *box, u64 width, u32 height,
 }
 
 /* May the two sides of a copy share a byte? (conservative: true when unsure) */
-static bool uvm_copy_box_overlap(const struct uvm_copy_job *job)
+static bool uvm_copy_box_overlap(const struct uvm_copy_box *box)
 {
-	const struct uvm_copy_side *d = &job->dst, *s = &job->src;
+	const struct uvm_copy_side *d = &box->dst, *s = &box->src;
 	u64 p = d->pitch, delta, r;
 
 	if (d->addr >= s->addr + s->span || s->addr >= d->addr + d->span)
@@ -748,11 +961,46 @@ static bool uvm_copy_box_overlap(const struct uvm_copy_job *job)
 	 * distance between their starts, modulo the pitch, leaves a row's
 	 * width on both hands.
 	 */
-	if (job->depth > 1 || job->height == 1 || d->pitch != s->pitch)
+	if (box->depth > 1 || box->height == 1 || d->pitch != s->pitch)
 		return true;
 	delta = d->addr > s->addr ? d->addr - s->addr : s->addr - d->addr;
 	div64_u64_rem(delta, p, &r);
-	return r < job->width || p - r < job->width;
+	return r < box->width || p - r < box->width;
+}
+
+/* The bytes of a copy: 0 for a bad geometry. */
+static u64 uvm_copy_op_length(const struct uvm_copy_op *op)
+{
+	u64 length;
+
+	if (!op->width || !op->height || !op->depth || op->reserved ||
+	    check_mul_overflow(op->width, (u64)op->height, &length) ||
+	    check_mul_overflow(length, (u64)op->depth, &length) ||
+	    length > UVM_COPY_MAX_BYTES)
+		return 0;
+	return length;
+}
+
+/**
+ * uvm_copy_box_init() - check one copy and fill its box
+ * @op:		the copy as the caller gave it
+ * @box:	out
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int uvm_copy_box_init(const struct uvm_copy_op *op, struct uvm_copy_box *box)
+{
+	box->length = uvm_copy_op_length(op);
+	if (!box->length)
+		return -EINVAL;
+	box->width = op->width;
+	box->height = op->height;
+	box->depth = op->depth;
+	if (uvm_copy_box_check(&op->dst, box->width, box->height, box->depth, 1, &box->dst) ||
+	    uvm_copy_box_check(&op->src, box->width, box->height, box->depth, 1, &box->src) ||
+	    uvm_copy_box_overlap(box))
+		return -EINVAL;
+	return 0;
 }
 
 /**
@@ -765,40 +1013,87 @@ static bool uvm_copy_box_overlap(const struct uvm_copy_job *job)
 int uvm_ioc_copy_3d(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_copy_3d *args = data;
+	struct uvm_copy_op op = {
+		.dst = args->dst,
+		.src = args->src,
+		.width = args->width,
+		.height = args->height,
+		.depth = args->depth,
+	};
 	struct uvm_copy_job *job;
-	u64 length;
-	int ret;
+	u32 failed;
 
 	if ((args->flags & ~UVM_COPY_ASYNC) ||
 	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
-	    !args->width || !args->height || !args->depth ||
-	    check_mul_overflow(args->width, (u64)args->height, &length) ||
-	    check_mul_overflow(length, (u64)args->depth, &length) ||
-	    length > UVM_COPY_MAX_BYTES)
+	    !uvm_copy_op_length(&op))
 		return -EINVAL;
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = uvm_copy_job_alloc(1);
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
-	job->length = length;
-	job->width = args->width;
-	job->height = args->height;
-	job->depth = args->depth;
-	ret = uvm_copy_box_check(&args->dst, job->width, job->height, job->depth, 1,
-				 &job->dst);
-	if (!ret)
-		ret = uvm_copy_box_check(&args->src, job->width, job->height, job->depth, 1,
-					 &job->src);
-	if (!ret && uvm_copy_box_overlap(job))
-		ret = -EINVAL;
+	if (uvm_copy_box_init(&op, &job->one)) {
+		uvm_copy_job_free(&job->job);
+		return -EINVAL;
+	}
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &failed);
+}
+
+/**
+ * uvm_ioc_copy_batch() - UVM_IOC_COPY_BATCH
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_copy_batch
+ *
+ * Return: see the uapi.
+ */
+int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_copy_batch *args = data;
+	struct uvm_copy_op __user *user = u64_to_user_ptr(args->ops);
+	struct uvm_copy_op *ops;
+	struct uvm_copy_job *job;
+	u32 base, n, i;
+	int ret = 0;
+
+	args->failed = args->count;
+	if ((args->flags & ~UVM_COPY_ASYNC) ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    !args->count || args->count > UVM_COPY_BATCH_MAX)
+		return -EINVAL;
+	if (!uvm_gpu_get(args->gpu_index))
+		return -ENODEV;
+
+	/* the copies are read UVM_COPY_BATCH_CHUNK at a time */
+	ops = kmalloc_array(min_t(u32, args->count, UVM_COPY_BATCH_CHUNK), sizeof(*ops),
+			    GFP_KERNEL);
+	job = uvm_copy_job_alloc(args->count);
+	if (!ops || !job) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	job->gpu = uvm_gpu_get(args->gpu_index);
+	for (base = 0; base < args->count && !ret; base += n) {
+		n = min_t(u32, args->count - base, UVM_COPY_BATCH_CHUNK);
+		if (copy_from_user(ops, user + base, n * sizeof(*ops))) {
+			ret = -EFAULT;
+			break;
+		}
+		for (i = 0; i < n && !ret; i++) {
+			ret = uvm_copy_box_init(&ops[i], &job->boxes[base + i]);
+			if (ret)
+				args->failed = base + i;
+		}
+	}
+out:
+	kfree(ops);
 	if (ret) {
-		kfree(job);
+		if (job)
+			uvm_copy_job_free(&job->job);
 		return ret;
 	}
-	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &args->failed);
 }
 
 /**
@@ -813,8 +1108,9 @@ int uvm_ioc_memset_3d(struct uvm_va_space *va_space, void *data)
 	struct uvm_ioc_memset_3d *args = data;
 	u32 size = args->element_size;
 	struct uvm_copy_job *job;
-	u64 width, length, pattern;
-	int ret;
+	struct uvm_copy_box *box;
+	u64 width, length;
+	u32 failed;
 
 	if ((args->flags & ~UVM_COPY_ASYNC) ||
 	    memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
@@ -829,25 +1125,20 @@ int uvm_ioc_memset_3d(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	pattern = args->value;
-	for (; size < 8; size *= 2)
-		pattern |= pattern << (8 * size);
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = uvm_copy_job_alloc(1);
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
-	job->length = length;
-	job->width = width;
-	job->height = args->height;
-	job->depth = args->depth;
 	job->is_memset = true;
-	job->pattern = pattern;
-	ret = uvm_copy_box_check(&args->dst, width, job->height, job->depth,
-				 args->element_size, &job->dst);
-	if (ret) {
-		kfree(job);
-		return ret;
+	job->pattern = uvm_copy_pattern(args->value, size);
+	box = &job->one;
+	box->length = length;
+	box->width = width;
+	box->height = args->height;
+	box->depth = args->depth;
+	if (uvm_copy_box_check(&args->dst, width, box->height, box->depth, size, &box->dst)) {
+		uvm_copy_job_free(&job->job);
+		return -EINVAL;
 	}
-	return uvm_copy_submit(va_space, job, args->flags, &args->fence);
+	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &failed);
 }

@@ -98,6 +98,8 @@ static_assert(sizeof(struct uvm_ioc_mem_query) == 128);
 static_assert(sizeof(struct uvm_box) == 24);
 static_assert(sizeof(struct uvm_ioc_copy_3d) == 96);
 static_assert(sizeof(struct uvm_ioc_memset_3d) == 80);
+static_assert(sizeof(struct uvm_copy_op) == 72);
+static_assert(sizeof(struct uvm_ioc_copy_batch) == 48);
 
 /**
  * uvm_check_mm() - is the caller the VA space's process?
@@ -176,7 +178,8 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	args->num_gpus = uvm_gpu_count;
 	args->page_size = PAGE_SIZE;
 	args->caps = (IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0) |
-		     UVM_CAP_VMM | UVM_CAP_COPY_3D | uvm_hmm_caps();
+		     UVM_CAP_VMM | UVM_CAP_COPY_3D | UVM_CAP_COPY_BATCH |
+		     uvm_hmm_caps();
 	return 0;
 }
 
@@ -234,6 +237,7 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(UVM_IOC_MEM_QUERY, uvm_ioc_mem_query, 0),
 	UVM_IOCTL(UVM_IOC_COPY_3D, uvm_ioc_copy_3d, UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(UVM_IOC_MEMSET_3D, uvm_ioc_memset_3d, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_COPY_BATCH, uvm_ioc_copy_batch, UVM_IOCTL_COPYOUT_ON_ERROR),
 };
 
 /**

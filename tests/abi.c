@@ -126,7 +126,7 @@ TEST(ioctl_numbers)
 TEST(constants)
 {
 	ASSERT_EQ(1, UVM_API_VERSION_MAJOR);
-	ASSERT_EQ(4, UVM_API_VERSION_MINOR);
+	ASSERT_EQ(5, UVM_API_VERSION_MINOR);
 	ASSERT_EQ(1, UVM_TEST_OP_READ);
 	ASSERT_EQ(2, UVM_TEST_OP_WRITE);
 	ASSERT_EQ(3, UVM_TEST_OP_ATOMIC_ADD);
@@ -344,6 +344,29 @@ TEST(copy_3d_layouts)
 	ASSERT_EQ(0xC050D516U, (unsigned int)UVM_IOC_MEMSET_3D);
 	ASSERT_EQ(16ULL, UVM_CAP_COPY_3D);
 	ASSERT_EQ(1ULL << 36, UVM_COPY_MAX_SPAN);
+}
+
+/* API 1.5: batch copies */
+TEST(copy_batch_layout)
+{
+	ASSERT_EQ(72, sizeof(struct uvm_copy_op));
+	ASSERT_FIELD(struct uvm_copy_op, dst, 0, 24);
+	ASSERT_FIELD(struct uvm_copy_op, src, 24, 24);
+	ASSERT_FIELD(struct uvm_copy_op, width, 48, 8);
+	ASSERT_FIELD(struct uvm_copy_op, height, 56, 4);
+	ASSERT_FIELD(struct uvm_copy_op, depth, 60, 4);
+	ASSERT_FIELD(struct uvm_copy_op, reserved, 64, 8);
+	ASSERT_EQ(48, sizeof(struct uvm_ioc_copy_batch));
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, ops, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, count, 8, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, gpu_index, 12, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, flags, 16, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, failed, 20, 4);
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, fence, 24, 8);
+	ASSERT_FIELD(struct uvm_ioc_copy_batch, reserved, 32, 16);
+	ASSERT_EQ(0xC030D517U, (unsigned int)UVM_IOC_COPY_BATCH);
+	ASSERT_EQ(32ULL, UVM_CAP_COPY_BATCH);
+	ASSERT_EQ(16384, UVM_COPY_BATCH_MAX);
 }
 
 /* Pattern words and checksum terms: the formulas tests and module share */

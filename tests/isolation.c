@@ -35,8 +35,8 @@ static const unsigned long all_commands[] = {
 	UVM_IOC_HOST_REGISTER, UVM_IOC_HOST_UNREGISTER, UVM_IOC_COPY, UVM_IOC_MEMSET,
 	UVM_IOC_MEM_CREATE, UVM_IOC_MEM_RELEASE, UVM_IOC_MEM_PROPS, UVM_IOC_MEM_EXPORT,
 	UVM_IOC_MEM_IMPORT, UVM_IOC_MEM_MAP, UVM_IOC_MEM_UNMAP, UVM_IOC_MEM_SET_ACCESS,
-	UVM_IOC_MEM_QUERY, UVM_IOC_COPY_3D, UVM_IOC_MEMSET_3D, UVM_TEST_IOC_LAUNCH,
-	UVM_TEST_IOC_RESIDENCY,
+	UVM_IOC_MEM_QUERY, UVM_IOC_COPY_3D, UVM_IOC_MEMSET_3D, UVM_IOC_COPY_BATCH,
+	UVM_TEST_IOC_LAUNCH, UVM_TEST_IOC_RESIDENCY,
 };
 
 FIXTURE(isolation) {
@@ -338,7 +338,7 @@ TEST(test_ioctls_match_caps)
 	}
 	/* past the end of either table: unknown */
 	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x82, struct uvm_test_launch), &l));
-	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x17, struct uvm_test_launch), &l));
+	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x18, struct uvm_test_launch), &l));
 	close(fd);
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libuvm_pitched - pitched memory, 2D and 3D copies and sets and peer
- * copies through libuvm: cuMemAllocPitch, cuMemcpy2D/3D(Async),
- * cuMemcpy(3D)Peer(Async), cuMemsetD2D*, and the runtime's cudaMallocPitch,
- * cudaMalloc3D, cudaMemcpy2D/3D(Async), cudaMemcpy(3D)Peer(Async),
- * cudaMemset2D/3D(Async), on the driver's COPY_3D and MEMSET_3D ioctls.
+ * libuvm_pitched - pitched memory, 2D and 3D copies and sets, peer and
+ * batch copies through libuvm: cuMemAllocPitch, cuMemcpy2D/3D(Async),
+ * cuMemcpy(3D)Peer(Async), cuMemsetD2D*, cuMemcpy(3D)BatchAsync, and the
+ * runtime's cudaMallocPitch, cudaMalloc3D, cudaMemcpy2D/3D(Async),
+ * cudaMemcpy(3D)Peer(Async), cudaMemset2D/3D(Async),
+ * cudaMemcpy(3D)BatchAsync, on the driver's COPY_3D, MEMSET_3D and
+ * COPY_BATCH ioctls.
  *
  * Copies: a box at a position of one layout copied to a position of another
  * between every pair of memory kinds (pageable, page-locked and registered
@@ -698,6 +700,395 @@ TEST_F(pitched, copy_errors)
 	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3D(&c3));
 	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
 	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+}
+
+/* Batch copies */
+
+static uint64_t rnd(uint64_t *st)
+{
+	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *st >> 33;
+}
+
+static CUmemcpyAttributes attr_of(int order)
+{
+	CUmemcpyAttributes a;
+
+	memset(&a, 0, sizeof(a));
+	a.srcAccessOrder = (CUmemcpySrcAccessOrder)order;
+	return a;
+}
+
+/*
+ * 200 copies of 1 .. 3000 bytes at random places between two kinds in one
+ * cuMemcpyBatchAsync, their destinations colliding (the later copy wins),
+ * every access order: both buffers checked whole.
+ */
+static void batch_pair(struct __test_metadata *_metadata, FIXTURE_DATA(pitched) *self,
+		       enum kind dk, enum kind sk)
+{
+	const size_t len = 256 * 1024, n = 200;
+	uint8_t *sdata = malloc(len), *want = malloc(len), *out = malloc(len);
+	CUdeviceptr *dsts = calloc(n, sizeof(*dsts)), *srcs = calloc(n, sizeof(*srcs));
+	size_t *sizes = calloc(n, sizeof(*sizes)), idxs[3] = { 0, 50, 120 };
+	CUmemcpyAttributes attrs[3] = { attr_of(1), attr_of(2), attr_of(3) };
+	uint64_t st = 7 + dk * 10 + sk;
+	struct buf s, d;
+
+	ASSERT_NE(NULL, sdata);
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, dsts);
+	ASSERT_NE(NULL, srcs);
+	ASSERT_NE(NULL, sizes);
+	ASSERT_EQ(CUDA_SUCCESS, buf_alloc(&s, sk, len, self->l.ctx, self->ctx1));
+	ASSERT_EQ(CUDA_SUCCESS, buf_alloc(&d, dk, len, self->l.ctx, self->ctx1));
+	uvm_fill(sdata, len, 0x31 + sk);
+	uvm_fill(want, len, 0x77 + dk);
+	ASSERT_EQ(CUDA_SUCCESS, buf_store(&s, sdata));
+	ASSERT_EQ(CUDA_SUCCESS, buf_store(&d, want));
+	for (size_t i = 0; i < n; i++) {
+		size_t size = 1 + rnd(&st) % 3000;
+		size_t doff = rnd(&st) % (len - size), soff = rnd(&st) % (len - size);
+
+		dsts[i] = d.dev + doff;
+		srcs[i] = s.dev + soff;
+		sizes[i] = size;
+		memcpy(want + doff, sdata + soff, size);
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpyBatchAsync(dsts, srcs, sizes, n, attrs, idxs, 3,
+						   self->l.s)) {
+		TH_LOG("%s <- %s", kind_names[dk], kind_names[sk]);
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, buf_load(&d, out));
+	ASSERT_EQ(0, memcmp(out, want, len)) {
+		TH_LOG("%s <- %s", kind_names[dk], kind_names[sk]);
+	}
+	ASSERT_EQ(CUDA_SUCCESS, buf_load(&s, out));
+	ASSERT_EQ(0, memcmp(out, sdata, len));
+	buf_free(&s);
+	buf_free(&d);
+	free(sdata);
+	free(want);
+	free(out);
+	free(dsts);
+	free(srcs);
+	free(sizes);
+}
+
+/* cuMemcpyBatchAsync between every pair of kinds */
+TEST_F_TIMEOUT(pitched, batch_every_kind, 600)
+{
+	for (int dk = 0; dk < K_COUNT; dk++)
+		for (int sk = 0; sk < K_COUNT; sk++)
+			batch_pair(_metadata, self, (enum kind)dk, (enum kind)sk);
+}
+
+/* cuMemcpy3DBatchAsync and cudaMemcpy3DBatchAsync: boxes between kinds */
+TEST_F_TIMEOUT(pitched, batch_3d, 300)
+{
+	static const enum kind pairs[][2] = {
+		{ K_DEV0, K_PAGEABLE }, { K_PINNED, K_DEV1 }, { K_MANAGED, K_VMM },
+		{ K_PAGEABLE, K_MANAGED },
+	};
+	const size_t sp = 1000, sh = 40, dp = 1300, dh = 50, w = 700, h = 30, dd = 3;
+	const size_t slen = sp * sh * 4, dlen = dp * dh * 4;
+	uint8_t *sdata = malloc(slen), *want = malloc(dlen), *out = malloc(dlen);
+
+	ASSERT_NE(NULL, sdata);
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, out);
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+		for (int api = 0; api < 2; api++) {
+			CUDA_MEMCPY3D_BATCH_OP op[2];
+			struct cudaMemcpy3DBatchOp rop[2];
+			struct buf s, d;
+
+			ASSERT_EQ(CUDA_SUCCESS, buf_alloc(&s, pairs[p][1], slen, self->l.ctx,
+							  self->ctx1));
+			ASSERT_EQ(CUDA_SUCCESS, buf_alloc(&d, pairs[p][0], dlen, self->l.ctx,
+							  self->ctx1));
+			uvm_fill(sdata, slen, 3 + p);
+			uvm_fill(want, dlen, 90 + p);
+			ASSERT_EQ(CUDA_SUCCESS, buf_store(&s, sdata));
+			ASSERT_EQ(CUDA_SUCCESS, buf_store(&d, want));
+			memset(op, 0, sizeof(op));
+			/* a box at (5, 2, 1) of src to (9, 4, 0) of dst, then a packed one */
+			op[0].src.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+			op[0].src.op.ptr.ptr = s.dev + (1 * sh + 2) * sp + 5;
+			op[0].src.op.ptr.rowLength = sp;
+			op[0].src.op.ptr.layerHeight = sh;
+			op[0].dst.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+			op[0].dst.op.ptr.ptr = d.dev + 4 * dp + 9;
+			op[0].dst.op.ptr.rowLength = dp;
+			op[0].dst.op.ptr.layerHeight = dh;
+			op[0].extent.width = w;
+			op[0].extent.height = h;
+			op[0].extent.depth = dd;
+			op[0].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+			box_apply(want, dp, dh, 9, 4, 0, sdata, sp, sh, 5, 2, 1, w, h, dd);
+			op[1] = op[0];
+			op[1].src.op.ptr.ptr = s.dev;
+			op[1].src.op.ptr.rowLength = 0;
+			op[1].src.op.ptr.layerHeight = 0;
+			op[1].dst.op.ptr.ptr = d.dev + 2 * dp * dh + 40 * dp;
+			op[1].extent.width = 100;
+			op[1].extent.height = 7;
+			op[1].extent.depth = 2;
+			op[1].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
+			op[1].flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+			box_apply(want + 2 * dp * dh + 40 * dp, dp, dh, 0, 0, 0, sdata, 100, 7, 0,
+				  0, 0, 100, 7, 2);
+			if (api == 0) {
+				ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3DBatchAsync(2, op, 0, self->l.s));
+			} else {
+				memset(rop, 0, sizeof(rop));
+				for (int i = 0; i < 2; i++) {
+					rop[i].src.type = cudaMemcpyOperandTypePointer;
+					rop[i].src.op.ptr.ptr = (void *)(uintptr_t)op[i].src.op.ptr.ptr;
+					rop[i].src.op.ptr.rowLength = op[i].src.op.ptr.rowLength;
+					rop[i].src.op.ptr.layerHeight = op[i].src.op.ptr.layerHeight;
+					rop[i].dst.type = cudaMemcpyOperandTypePointer;
+					rop[i].dst.op.ptr.ptr = (void *)(uintptr_t)op[i].dst.op.ptr.ptr;
+					rop[i].dst.op.ptr.rowLength = op[i].dst.op.ptr.rowLength;
+					rop[i].dst.op.ptr.layerHeight = op[i].dst.op.ptr.layerHeight;
+					rop[i].extent = make_cudaExtent(op[i].extent.width,
+									op[i].extent.height,
+									op[i].extent.depth);
+					rop[i].srcAccessOrder =
+						(enum cudaMemcpySrcAccessOrder)op[i].srcAccessOrder;
+					rop[i].flags = op[i].flags;
+				}
+				ASSERT_EQ(cudaSuccess, cudaMemcpy3DBatchAsync(2, rop, 0,
+									      (cudaStream_t)self->l.s));
+			}
+			ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+			ASSERT_EQ(CUDA_SUCCESS, buf_load(&d, out));
+			ASSERT_EQ(0, memcmp(out, want, dlen)) {
+				TH_LOG("%s <- %s, api %d", kind_names[pairs[p][0]],
+				       kind_names[pairs[p][1]], api);
+			}
+			buf_free(&s);
+			buf_free(&d);
+		}
+	}
+	free(sdata);
+	free(want);
+	free(out);
+}
+
+/* A source the caller overwrites when the call returns: DURING_API_CALL reads it first */
+TEST_F(pitched, batch_during_api_call)
+{
+	const size_t n = 64 * 1024;
+	uint8_t *host, *out = malloc(n);
+	CUmemcpyAttributes a = attr_of(CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL);
+	size_t size = n, i0 = 0;
+	CUdeviceptr d, src;
+
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost((void **)&host, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, n));
+	src = (uintptr_t)host;
+	for (int round = 0; round < 3; round++) {
+		memset(host, 0x40 + round, n);
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpyBatchAsync(&d, &src, &size, 1, &a, &i0, 1,
+							   self->l.s));
+		memset(host, 0xee, n);
+		ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpyDtoH(out, d, n));
+		ASSERT_EQ(1, bytes_are(out, 0x40 + round, n));
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFreeHost(host));
+	free(out);
+}
+
+/* What NVIDIA's driver refuses (probe_batch.txt); a refused batch copies nothing */
+TEST_F(pitched, batch_errors)
+{
+	const size_t n = 4096;
+	CUmemcpyAttributes a = attr_of(1), as[5];
+	CUdeviceptr d, s, dsts[4], srcs[4], zero = 0;
+	size_t sizes[4] = { 100, 100, 100, 100 }, i0 = 0, size0 = 0, big = n;
+	CUDA_MEMCPY3D_BATCH_OP op;
+	CUstream ptds = CU_STREAM_PER_THREAD;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&d, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAlloc(&s, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0x11, n));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(s, 0x22, n));
+	for (int i = 0; i < 4; i++) {
+		dsts[i] = d + i * 256;
+		srcs[i] = s + i * 256;
+		as[i] = a;
+	}
+	as[4] = a;
+#define BATCH(dd, ss, zz, c, at, ix, na, st) cuMemcpyBatchAsync(dd, ss, zz, c, at, ix, na, st)
+	/* streams: the legacy one, named or NULL, is refused; per-thread is not */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, sizes, 1, &a, &i0, 1, NULL));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, sizes, 1, &a, &i0, 1,
+						  CU_STREAM_LEGACY));
+	/* count, NULL arrays, a NULL or empty copy */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, sizes, 0, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(NULL, srcs, sizes, 1, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, NULL, sizes, 1, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, NULL, 1, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, sizes, 1, NULL, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, sizes, 1, &a, NULL, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(&zero, srcs, sizes, 1, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, &zero, sizes, 1, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, &size0, 1, &a, &i0, 1, self->l.s));
+	/* past the end of an allocation */
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(&dsts[1], srcs, &big, 1, &a, &i0, 1,
+						  self->l.s));
+	/* the attribute index rules, with 4 copies */
+	{
+		static const struct { size_t na; size_t ix[5]; CUresult r; } rules[] = {
+			{ 0, { 0 }, CUDA_ERROR_INVALID_VALUE },
+			{ 1, { 0 }, CUDA_SUCCESS },
+			{ 1, { 1 }, CUDA_ERROR_INVALID_VALUE },
+			{ 2, { 0, 2 }, CUDA_SUCCESS },
+			{ 2, { 0, 0 }, CUDA_ERROR_INVALID_VALUE },
+			{ 2, { 2, 0 }, CUDA_ERROR_INVALID_VALUE },
+			{ 2, { 0, 4 }, CUDA_ERROR_INVALID_VALUE },
+			{ 2, { 0, 3 }, CUDA_SUCCESS },
+			{ 4, { 0, 1, 2, 3 }, CUDA_SUCCESS },
+			{ 4, { 0, 1, 1, 3 }, CUDA_ERROR_INVALID_VALUE },
+			{ 5, { 0, 1, 2, 3, 4 }, CUDA_ERROR_INVALID_VALUE },
+		};
+
+		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+			size_t ix[5];
+
+			memcpy(ix, rules[r].ix, sizeof(ix));
+			ASSERT_EQ(rules[r].r, BATCH(dsts, srcs, sizes, 4, as, ix, rules[r].na, ptds)) {
+				TH_LOG("rule %zu", r);
+			}
+		}
+	}
+	/* attributes: access order, flags, location hints */
+	{
+		static const struct { int order; unsigned int flags; int st, si, dt, di; CUresult r; }
+		cases[] = {
+			{ 0, 0, 0, 0, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ 4, 0, 0, 0, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ -1, 0, 0, 0, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ 3, 1, 0, 0, 0, 0, CUDA_SUCCESS },
+			{ 1, 2, 0, 0, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ 1, 0x80000000u, 0, 0, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ 1, 0, CU_MEM_LOCATION_TYPE_DEVICE, 1, 0, 0, CUDA_SUCCESS },
+			{ 1, 0, CU_MEM_LOCATION_TYPE_DEVICE, 2, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ 1, 0, 0, 0, CU_MEM_LOCATION_TYPE_DEVICE, -1, CUDA_ERROR_INVALID_VALUE },
+			{ 1, 0, CU_MEM_LOCATION_TYPE_HOST, 0, CU_MEM_LOCATION_TYPE_HOST_NUMA, 0,
+			  CUDA_SUCCESS },
+			{ 1, 0, CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0, 0, 0, CUDA_SUCCESS },
+			{ 1, 0, 99, 0, 0, 0, CUDA_ERROR_INVALID_VALUE },
+			{ 1, 0, 0, 0, 99, 0, CUDA_ERROR_INVALID_VALUE },
+		};
+
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			CUmemcpyAttributes x = attr_of(cases[c].order);
+
+			x.flags = cases[c].flags;
+			x.srcLocHint.type = (CUmemLocationType)cases[c].st;
+			x.srcLocHint.id = cases[c].si;
+			x.dstLocHint.type = (CUmemLocationType)cases[c].dt;
+			x.dstLocHint.id = cases[c].di;
+			ASSERT_EQ(cases[c].r, BATCH(dsts, srcs, sizes, 1, &x, &i0, 1, self->l.s)) {
+				TH_LOG("case %zu", c);
+			}
+		}
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(ptds));
+	/* the successful ones copied the sources' 0x22; a refused batch, the last
+	 * copy bad, copies nothing: the first destination keeps its 0x33 */
+	ASSERT_EQ(1, device_bytes_are(d, 0x22, 100));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemsetD8(d, 0x33, n));
+	sizes[3] = 0;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, BATCH(dsts, srcs, sizes, 4, &a, &i0, 1, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_EQ(1, device_bytes_are(d, 0x33, n));
+#undef BATCH
+
+	/* 3D operations */
+	memset(&op, 0, sizeof(op));
+	op.src.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+	op.src.op.ptr.ptr = s;
+	op.src.op.ptr.rowLength = 128;
+	op.src.op.ptr.layerHeight = 8;
+	op.dst = op.src;
+	op.dst.op.ptr.ptr = d;
+	op.extent.width = 100;
+	op.extent.height = 7;
+	op.extent.depth = 2;
+	op.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3DBatchAsync(1, &op, 0, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3DBatchAsync(1, &op, 1, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3DBatchAsync(0, &op, 0, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3DBatchAsync(1, NULL, 0, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3DBatchAsync(1, &op, 0, NULL));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3DBatchAsync(1, &op, 0, CU_STREAM_LEGACY));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3DBatchAsync(1, &op, 0, ptds));
+	{
+		CUDA_MEMCPY3D_BATCH_OP b[12];
+		int k = 0;
+
+		for (int i = 0; i < 12; i++)
+			b[i] = op;
+		b[k++].extent.width = 0;
+		b[k++].extent.height = 0;
+		b[k++].extent.depth = 0;
+		b[k++].src.type = (CUmemcpy3DOperandType)0;
+		b[k++].dst.type = (CUmemcpy3DOperandType)3;
+		b[k++].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
+		b[k++].srcAccessOrder = (CUmemcpySrcAccessOrder)4;
+		b[k++].flags = 2;
+		b[k++].src.op.ptr.rowLength = 99;
+		b[k++].dst.op.ptr.rowLength = 99;
+		b[k++].src.op.ptr.layerHeight = 6;
+		b[k].dst.type = CU_MEMCPY_OPERAND_TYPE_ARRAY;	/* no CUDA arrays */
+		for (int i = 0; i < 12; i++) {
+			ASSERT_EQ(CUDA_ERROR_INVALID_VALUE,
+				  cuMemcpy3DBatchAsync(1, &b[i], 0, self->l.s)) {
+				TH_LOG("3D case %d", i);
+			}
+		}
+		/* the location hints of 3D operands are not checked */
+		b[0] = op;
+		b[0].src.op.ptr.locHint.type = (CUmemLocationType)99;
+		b[0].src.op.ptr.locHint.id = 5;
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3DBatchAsync(1, &b[0], 0, self->l.s));
+	}
+	/* the runtime forms: the same answers, and the last error */
+	{
+		struct cudaMemcpyAttributes ra;
+		const void *rd = (const void *)(uintptr_t)d, *rs = (const void *)(uintptr_t)s;
+		size_t one = 64;
+
+		memset(&ra, 0, sizeof(ra));
+		ra.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+		ASSERT_EQ(cudaSuccess, cudaMemcpyBatchAsync(&rd, &rs, &one, 1, &ra, &i0, 1,
+							    (cudaStream_t)self->l.s));
+		ASSERT_EQ(cudaSuccess, cudaMemcpyBatchAsync(&rd, &rs, &one, 1, &ra, &i0, 1,
+							    cudaStreamPerThread));
+		ASSERT_EQ(cudaErrorInvalidValue, cudaMemcpyBatchAsync(&rd, &rs, &one, 1, &ra, &i0,
+								      1, cudaStreamLegacy));
+		ASSERT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+		ASSERT_EQ(cudaSuccess, cudaGetLastError());
+		ASSERT_EQ(cudaErrorInvalidValue, cudaMemcpyBatchAsync(&rd, &rs, &one, 1, &ra, &i0,
+								      1, 0));
+		ASSERT_EQ(cudaErrorInvalidValue, cudaMemcpy3DBatchAsync(0, NULL, 0,
+									(cudaStream_t)self->l.s));
+		ASSERT_EQ(cudaErrorInvalidValue, cudaPeekAtLastError());
+	}
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(ptds));
+	ASSERT_EQ(1, device_bytes_are(d, 0x22, 100));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(s));
 }
 
 TEST_HARNESS_MAIN

@@ -2027,6 +2027,78 @@ TEST_F(copy, box_one_row)
 	box_check(_metadata, self, variant, d, s, self->len - 4093 - 1001, 1, 1, 0);
 }
 
+/* A tiny generator for the layouts of batch tests. */
+static uint64_t batch_rand(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *state >> 33;
+}
+
+#define BATCH_COPIES	300
+
+/*
+ * UVM_IOC_COPY_BATCH of BATCH_COPIES small copies at random places, one in
+ * five a 2D box of a few rows, in one job: dst ends as the copies applied
+ * in order (later ones overwrite what earlier ones wrote), src unchanged;
+ * without managed memory no fault, no migration, no vidmem.
+ */
+static void batch_check(struct __test_metadata *_metadata, FIXTURE_DATA(copy) *self,
+			const FIXTURE_VARIANT(copy) *variant, uint64_t seed, uint32_t flags)
+{
+	bool managed = variant->dst == K_MANAGED || variant->src == K_MANAGED;
+	struct uvm_copy_op *ops = calloc(BATCH_COPIES, sizeof(*ops));
+	uint64_t fence = 0, completed = 0, rs = seed, y;
+	uint32_t i, failed = ~0U;
+	struct uvm_counters c;
+
+	ASSERT_NE(NULL, ops);
+	for (i = 0; i < BATCH_COPIES; i++) {
+		struct uvm_copy_op *op = &ops[i];
+		uint64_t dspan, sspan, doff, soff;
+
+		op->width = 1 + batch_rand(&rs) % 700;
+		op->height = i % 5 ? 1 : 2 + batch_rand(&rs) % 7;
+		op->depth = 1;
+		op->dst.pitch = op->width + batch_rand(&rs) % 300;
+		op->src.pitch = op->width + batch_rand(&rs) % 300;
+		dspan = (op->height - 1) * op->dst.pitch + op->width;
+		sspan = (op->height - 1) * op->src.pitch + op->width;
+		doff = batch_rand(&rs) % (self->len - dspan);
+		soff = batch_rand(&rs) % (self->len - sspan);
+		op->dst.addr = (uintptr_t)self->dst.p + doff;
+		op->src.addr = (uintptr_t)self->src.p + soff;
+		for (y = 0; y < op->height; y++)
+			memcpy(self->want + doff + y * op->dst.pitch,
+			       self->src_data + soff + y * op->src.pitch, op->width);
+	}
+	UVM_COUNT_DELTA(self->dev.fd, c, {
+		ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, BATCH_COPIES, variant->ce, flags,
+					    &fence, &failed));
+		if (flags & UVM_COPY_ASYNC) {
+			ASSERT_EQ(0, uvm_fence_wait(self->dev.fd, fence, 0, &completed));
+			ASSERT_LE(fence, completed);
+		}
+	});
+	ASSERT_EQ((uint32_t)BATCH_COPIES, failed);
+	ASSERT_LT(self->last_fence, fence);
+	self->last_fence = fence;
+	ASSERT_MBUF(&self->dev, &self->dst, self->want, self->scratch);
+	ASSERT_MBUF(&self->dev, &self->src, self->src_data, self->scratch);
+	if (!managed) {
+		ASSERT_COUNTS_ONLY(c, 0ULL);
+		ASSERT_EQ(self->vidmem[0], uvm_vidmem_used(self->dev.fd, 0));
+		ASSERT_EQ(self->vidmem[1], uvm_vidmem_used(self->dev.fd, 1));
+	}
+	free(ops);
+}
+
+/* A batch of small 1D and 2D copies, synchronous, then asynchronous */
+TEST_F(copy, batch)
+{
+	batch_check(_metadata, self, variant, 1, 0);
+	batch_check(_metadata, self, variant, 2, UVM_COPY_ASYNC);
+}
+
 /*
  * Managed memory as a side of a copy: served as an access of the copying GPU
  */
@@ -2657,10 +2729,14 @@ FIXTURE_VARIANT_ADD(copy_bad, length_0) {
 FIXTURE_VARIANT_ADD(copy_bad, length_max_plus_1) {
 	.dst_arena = A_PAGEABLE, .src_arena = A_MANAGED, .length = UVM_COPY_MAX_BYTES + 1,
 	.err = EINVAL };
-/* UVM_COPY_MAX_BYTES passes the length check; the unmapped destination fails */
+/*
+ * UVM_COPY_MAX_BYTES passes the length check; the unmapped destination
+ * fails to pin (the source, unmapped too, lies in no allocation: every side
+ * is classified before any is pinned)
+ */
 FIXTURE_VARIANT_ADD(copy_bad, length_max_unmapped) {
-	.dst_arena = A_ABS, .dst_abs = 0x200000000000ULL, .src_arena = A_PAGEABLE,
-	.length = UVM_COPY_MAX_BYTES, .err = EFAULT };
+	.dst_arena = A_ABS, .dst_abs = 0x200000000000ULL, .src_arena = A_ABS,
+	.src_abs = 0x300000000000ULL, .length = UVM_COPY_MAX_BYTES, .err = EFAULT };
 /* An unknown flag */
 FIXTURE_VARIANT_ADD(copy_bad, flag_bit1) {
 	.dst_arena = A_PAGEABLE, .src_arena = A_MANAGED, .length = 64, .flags = 1U << 1,
@@ -3192,9 +3268,35 @@ static int box_bad_call(FIXTURE_DATA(box_bad) *self, const FIXTURE_VARIANT(box_b
 	return uvm_ioctl(self->dev.fd, UVM_IOC_COPY_3D, &a);
 }
 
+/*
+ * The variant's copy as the last of three copies of UVM_IOC_COPY_BATCH, the
+ * first two valid (managed into pageable memory); @failed gets the index the
+ * module names.  Return: its result.
+ */
+static int box_bad_batch(FIXTURE_DATA(box_bad) *self, const FIXTURE_VARIANT(box_bad) *variant,
+			 uint32_t *failed)
+{
+	struct uvm_copy_op ops[3] = {
+		{ .dst = { (uintptr_t)self->pg, 0, 0 }, .src = { (uintptr_t)self->m, 0, 0 },
+		  .width = 100, .height = 1, .depth = 1 },
+		{ .dst = { (uintptr_t)self->pg + 8192, 4096, 0 },
+		  .src = { (uintptr_t)self->m + 4096, 1000, 0 },
+		  .width = 1000, .height = 3, .depth = 1 },
+		{ .dst = { box_bad_addr(self, variant->dst_kind, variant->doff),
+			   variant->dpitch, variant->dslice },
+		  .src = { box_bad_addr(self, variant->src_kind, variant->soff),
+			   variant->spitch, variant->sslice },
+		  .width = variant->width, .height = variant->height, .depth = variant->depth,
+		  .reserved = variant->reserved },
+	};
+
+	return uvm_copy_batch(self->dev.fd, ops, 3, variant->gpu, variant->flags, NULL, failed);
+}
+
 TEST_F(box_bad, refused)
 {
 	uint64_t before = 0, after = 0, i;
+	uint32_t failed = 0;
 	struct uvm_counters d;
 
 	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->pg, 1, 0x3c, 1, 0, 0, &before));
@@ -3206,6 +3308,111 @@ TEST_F(box_bad, refused)
 	ASSERT_BYTES(self->m, self->snap, 4 << 20);
 	for (i = 0; i < (4 << 20); i += 4096)
 		ASSERT_EQ(0x3c, self->pg[i]);
+	if (variant->set)
+		return;	/* no batch of memsets */
+
+	/*
+	 * The same copy last in a batch refuses the whole batch, naming it
+	 * (or the batch, for what its header carries: flags, GPU); nothing
+	 * runs, not even the valid copies before it.
+	 */
+	UVM_COUNT_DELTA(self->dev.fd, d,
+			ASSERT_EQ(-variant->err, box_bad_batch(self, variant, &failed)));
+	ASSERT_EQ(variant->flags || variant->err == ENODEV ? 3U : 2U, failed);
+	ASSERT_COUNTS_ONLY(d, 0ULL);
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->pg, 1, 0x3c, 1, 0, 0, &before));
+	ASSERT_EQ(after + 1, before);
+	ASSERT_BYTES(self->m, self->snap, 4 << 20);
+	for (i = 0; i < (4 << 20); i += 1024)
+		ASSERT_EQ(0x3c, self->pg[i]);
+}
+
+FIXTURE(batch_bad) {
+	struct uvm_dev dev;
+	uint8_t *pg, *m, *d;	/* 4 MiB each: pageable, managed, device 0 */
+	uint8_t *snap;		/* what m holds */
+};
+
+FIXTURE_SETUP(batch_bad)
+{
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 2);
+	self->pg = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	ASSERT_NE(MAP_FAILED, self->pg);
+	self->m = uvm_mmap_block_aligned(&self->dev, 4 << 20);
+	ASSERT_NE(MAP_FAILED, self->m);
+	self->d = uvm_mmap_device(&self->dev, 0, 4 << 20);
+	ASSERT_NE(MAP_FAILED, self->d);
+	self->snap = malloc(4 << 20);
+	ASSERT_NE(NULL, self->snap);
+	uvm_random_fill(self->m, 4 << 20, 0xba7c);
+	memcpy(self->snap, self->m, 4 << 20);
+	memset(self->pg, 0x3c, 4 << 20);
+}
+
+FIXTURE_TEARDOWN(batch_bad)
+{
+	munmap(self->pg, 4 << 20);
+	munmap(self->m, 4 << 20);
+	munmap(self->d, 4 << 20);
+	free(self->snap);
+	uvm_dev_teardown(&self->dev);
+}
+
+/* Refusals of a batch as a whole: count, the array, the limits; then the limit runs */
+TEST_F(batch_bad, header)
+{
+	struct uvm_copy_op *ops = calloc(UVM_COPY_BATCH_MAX + 1, sizeof(*ops));
+	struct uvm_ioc_copy_batch b = { 0 };
+	uint32_t failed = 0, i;
+	void *hole;
+
+	ASSERT_NE(NULL, ops);
+	for (i = 0; i <= UVM_COPY_BATCH_MAX; i++)
+		ops[i] = (struct uvm_copy_op){ .dst = { (uintptr_t)self->pg + i, 0, 0 },
+					       .src = { (uintptr_t)self->m + i, 0, 0 },
+					       .width = 1, .height = 1, .depth = 1 };
+	/* count 0, count over the limit */
+	ASSERT_EQ(-EINVAL, uvm_copy_batch(self->dev.fd, ops, 0, 0, 0, NULL, &failed));
+	ASSERT_EQ(0U, failed);
+	ASSERT_EQ(-EINVAL, uvm_copy_batch(self->dev.fd, ops, UVM_COPY_BATCH_MAX + 1, 0, 0, NULL,
+					  &failed));
+	ASSERT_EQ((uint32_t)UVM_COPY_BATCH_MAX + 1, failed);
+	/* the array unreadable: NULL, unmapped, running into a hole */
+	ASSERT_EQ(-EFAULT, uvm_copy_batch(self->dev.fd, NULL, 2, 0, 0, NULL, &failed));
+	hole = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	ASSERT_EQ(0, munmap((uint8_t *)hole + 4096, 4096));
+	memcpy((uint8_t *)hole + 4096 - sizeof(*ops), ops, sizeof(*ops));
+	ASSERT_EQ(-EFAULT, uvm_copy_batch(self->dev.fd,
+					  (void *)((uint8_t *)hole + 4096 - sizeof(*ops)), 2, 0, 0,
+					  NULL, &failed));
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd,
+				    (void *)((uint8_t *)hole + 4096 - sizeof(*ops)), 1, 0, 0,
+				    NULL, &failed));
+	munmap(hole, 4096);
+	/* reserved header bits */
+	b.ops = (uintptr_t)ops;
+	b.count = 1;
+	b.reserved[1] = 1;
+	ASSERT_EQ(-EINVAL, uvm_ioctl(self->dev.fd, UVM_IOC_COPY_BATCH, &b));
+	/* pageable spans of 3 GiB each: the second goes over UVM_COPY_MAX_BYTES */
+	ops[0] = (struct uvm_copy_op){ .dst = { (uintptr_t)self->pg, 3ULL << 30, 0 },
+				       .src = { (uintptr_t)self->d, 64, 0 },
+				       .width = 64, .height = 2, .depth = 1 };
+	ops[1] = ops[0];
+	ops[1].src.addr += 4096;
+	ASSERT_EQ(-EINVAL, uvm_copy_batch(self->dev.fd, ops, 2, 0, 0, NULL, &failed));
+	ASSERT_EQ(1U, failed);
+	/* the whole limit in one batch: every copy runs, in order */
+	for (i = 0; i < UVM_COPY_BATCH_MAX; i++)
+		ops[i] = (struct uvm_copy_op){ .dst = { (uintptr_t)self->pg + i % 4096, 0, 0 },
+					       .src = { (uintptr_t)self->m + i, 0, 0 },
+					       .width = 1, .height = 1, .depth = 1 };
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, UVM_COPY_BATCH_MAX, 1, 0, NULL, &failed));
+	for (i = 0; i < 4096; i++)
+		ASSERT_EQ(self->snap[UVM_COPY_BATCH_MAX - 4096 + i], self->pg[i]);
+	free(ops);
 }
 
 TEST_HARNESS_MAIN

@@ -1168,6 +1168,25 @@ static inline int uvm_copy_3d(int fd, struct uvm_box dst, struct uvm_box src, ui
 	return ret;
 }
 
+/* UVM_IOC_COPY_BATCH of @count copies; @fence and @failed (may be NULL) get its outputs. */
+static inline int uvm_copy_batch(int fd, const struct uvm_copy_op *ops, uint32_t count,
+				 uint32_t gpu, uint32_t flags, uint64_t *fence, uint32_t *failed)
+{
+	struct uvm_ioc_copy_batch args = {
+		.ops = (uintptr_t)ops,
+		.count = count,
+		.gpu_index = gpu,
+		.flags = flags,
+	};
+	int ret = uvm_ioctl(fd, UVM_IOC_COPY_BATCH, &args);
+
+	if (fence)
+		*fence = args.fence;
+	if (failed)
+		*failed = args.failed;
+	return ret;
+}
+
 /* UVM_IOC_MEMSET_3D of a box of @width elements of @esize bytes per row. */
 static inline int uvm_memset_3d(int fd, struct uvm_box dst, uint64_t width, uint32_t height,
 				uint32_t depth, uint32_t value, uint32_t esize, uint32_t gpu,

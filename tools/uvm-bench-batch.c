@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * uvm-bench-batch - the per-range cost of batched prefetch and discard.
+ * uvm-bench-batch - the per-range cost of batched prefetch and discard, and
+ * the per-copy cost of batched copies.
  *
  * Measures, in one run on one VA space:
  *
@@ -14,13 +15,21 @@
  *      - one batched DISCARD of the N ranges (the ranges are made resident on
  *        G again before each repetition, untimed);
  *      - one batched DISCARD_PREFETCH of the N ranges to G;
+ *  - for N copies (the same N) of C bytes (default 64) between two device
+ *    allocations of GPU G, each copy at its own C-byte slot:
+ *      - one synchronous UVM_IOC_COPY_BATCH of the N copies;
+ *      - one asynchronous UVM_IOC_COPY_BATCH (the call alone), then the
+ *        wait for its fence;
+ *      - N synchronous UVM_IOC_COPY ioctls, for comparison;
+ *      - one synchronous batch from registered host memory to the device;
  *
  * and prints, per operation, the median over the repetitions of the total
  * time, the cost per range in microseconds and its ratio to the null ioctl.
- * This is a benchmark, not a test: it checks only that every ioctl succeeds
- * and that the ranges really are resident on G where they should be.
+ * This is a benchmark, not a test: it checks only that every ioctl succeeds,
+ * that the ranges really are resident on G where they should be, and that
+ * the copies' bytes arrived (read back through a copy to host memory).
  *
- * Usage: uvm-bench-batch [-n ranges] [-s range_kib] [-r reps] [-g gpu]
+ * Usage: uvm-bench-batch [-n ranges] [-s range_kib] [-c copy_bytes] [-r reps] [-g gpu]
  * The allocation (ranges x size) must fit in the GPU's memory.
  */
 #include <errno.h>
@@ -213,8 +222,165 @@ static void row(const char *name, uint64_t total_ns, uint64_t per, uint64_t null
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: uvm-bench-batch [-n ranges] [-s range_kib] [-r reps] [-g gpu]\n");
+	fprintf(stderr, "usage: uvm-bench-batch [-n ranges] [-s range_kib] [-c copy_bytes] "
+		"[-r reps] [-g gpu]\n");
 	exit(2);
+}
+
+/* The copies of the copy section: n copies of size bytes, slot i to slot i. */
+struct copies {
+	int fd;
+	uint32_t gpu;
+	uint64_t n, size;
+	struct uvm_copy_op *ops;
+};
+
+static int copy_batch(struct copies *c, uint32_t flags, uint64_t *fence)
+{
+	struct uvm_ioc_copy_batch b = {
+		.ops = (uintptr_t)c->ops,
+		.count = (uint32_t)c->n,
+		.gpu_index = c->gpu,
+		.flags = flags,
+	};
+	int ret = xioctl(c->fd, UVM_IOC_COPY_BATCH, &b);
+
+	*fence = b.fence;
+	return ret;
+}
+
+static int copy_singles(struct copies *c)
+{
+	struct uvm_ioc_copy k = { .length = c->size, .gpu_index = c->gpu };
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < c->n; i++) {
+		k.dst = c->ops[i].dst.addr;
+		k.src = c->ops[i].src.addr;
+		ret = xioctl(c->fd, UVM_IOC_COPY, &k);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* 0: one synchronous batch; 1: the asynchronous call; 2: its fence; 3: singles */
+static uint64_t time_copies(struct copies *c, int how, unsigned int reps)
+{
+	uint64_t *t = calloc(reps, sizeof(*t)), t0, t1, fence = 0, med;
+	struct uvm_ioc_fence_wait w = { 0 };
+	unsigned int i;
+	int ret;
+
+	if (!t)
+		die("calloc", -ENOMEM);
+	for (i = 0; i < reps; i++) {
+		t0 = now_ns();
+		if (how == 3)
+			ret = copy_singles(c);
+		else
+			ret = copy_batch(c, how ? UVM_COPY_ASYNC : 0, &fence);
+		t1 = now_ns();
+		if (ret)
+			die(how == 3 ? "UVM_IOC_COPY" : "UVM_IOC_COPY_BATCH", ret);
+		if (how == 1 || how == 2) {
+			w.fence = fence;
+			ret = xioctl(c->fd, UVM_IOC_FENCE_WAIT, &w);
+			if (ret)
+				die("FENCE_WAIT", ret);
+		}
+		t[i] = how == 2 ? now_ns() - t1 : t1 - t0;
+	}
+	med = median(t, reps);
+	free(t);
+	return med;
+}
+
+/* Map @len bytes at @off of /dev/uvm, or die. */
+static uint8_t *map_uvm(int fd, uint64_t len, uint64_t off)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+
+	if (p == MAP_FAILED)
+		die("mmap /dev/uvm", -errno);
+	return p;
+}
+
+/*
+ * The copy section: device to device, then registered host memory to the
+ * device; the destination read back into host memory and checked after each.
+ */
+static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsigned int reps,
+			 uint64_t null_ns)
+{
+	uint64_t len = (n * size + UVM_VA_BLOCK_SIZE - 1) & ~(UVM_VA_BLOCK_SIZE - 1), i;
+	uint8_t *src = map_uvm(fd, len, UVM_MMAP_DEVICE(gpu));
+	uint8_t *dst = map_uvm(fd, len, UVM_MMAP_DEVICE(gpu));
+	uint8_t *host = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *back = malloc(len);
+	struct uvm_ioc_host_register reg = { 0 };
+	struct uvm_ioc_copy k = { 0 };
+	struct copies c = { .fd = fd, .gpu = gpu, .n = n, .size = size };
+	uint64_t t_sync, t_call, t_wait, t_single, t_host;
+	int ret;
+
+	c.ops = calloc(n, sizeof(*c.ops));
+	if (host == MAP_FAILED || !back || !c.ops)
+		die("host memory", -ENOMEM);
+	for (i = 0; i < len; i++)
+		host[i] = (uint8_t)(i * 7 + i / 4093);
+	reg.address = (uintptr_t)host;
+	reg.length = len;
+	ret = xioctl(fd, UVM_IOC_HOST_REGISTER, &reg);
+	if (ret)
+		die("HOST_REGISTER", ret);
+	/* the source's bytes: the host pattern, by one copy */
+	k = (struct uvm_ioc_copy){ .dst = (uintptr_t)src, .src = (uintptr_t)host, .length = len,
+				   .gpu_index = gpu };
+	ret = xioctl(fd, UVM_IOC_COPY, &k);
+	if (ret)
+		die("COPY", ret);
+	for (i = 0; i < n; i++)
+		c.ops[i] = (struct uvm_copy_op){ .dst = { (uintptr_t)dst + i * size, 0, 0 },
+						 .src = { (uintptr_t)src + i * size, 0, 0 },
+						 .width = size, .height = 1, .depth = 1 };
+
+	t_sync = time_copies(&c, 0, reps);
+	t_call = time_copies(&c, 1, reps);
+	t_wait = time_copies(&c, 2, reps);
+	t_single = time_copies(&c, 3, reps);
+	k = (struct uvm_ioc_copy){ .dst = (uintptr_t)back, .src = (uintptr_t)dst,
+				   .length = n * size, .gpu_index = gpu };
+	ret = xioctl(fd, UVM_IOC_COPY, &k);
+	if (ret || memcmp(back, host, n * size))
+		die("device copies: the bytes read back differ", ret ? ret : -EIO);
+	for (i = 0; i < n; i++)
+		c.ops[i].src.addr = (uintptr_t)host + (n - 1 - i) * size;
+	t_host = time_copies(&c, 0, reps);
+	ret = xioctl(fd, UVM_IOC_COPY, &k);
+	for (i = 0; !ret && i < n; i++)
+		if (memcmp(back + i * size, host + (n - 1 - i) * size, size))
+			ret = -EIO;
+	if (ret)
+		die("host copies: the bytes read back differ", ret);
+
+	printf("\n%-36s %12s %12s %10s\n", "operation", "total ms", "us/copy", "x null");
+	row("batched COPY dev->dev (1 ioctl)", t_sync, n, null_ns);
+	row("  async: the call", t_call, n, null_ns);
+	row("  async: then its fence", t_wait, n, null_ns);
+	row("single COPY dev->dev ioctls", t_single, n, null_ns);
+	row("batched COPY host->dev (1 ioctl)", t_host, n, null_ns);
+	printf("\nper-copy cost of a batch of %llu copies of %llu bytes = %.2f x a null ioctl "
+	       "(%.2f x for the asynchronous call alone); single copies %.2f x\n",
+	       (unsigned long long)n, (unsigned long long)size,
+	       t_sync / 1e3 / n * 1e3 / null_ns, t_call / 1e3 / n * 1e3 / null_ns,
+	       t_single / 1e3 / n * 1e3 / null_ns);
+
+	munmap(src, len);
+	munmap(dst, len);
+	free(back);
+	free(c.ops);
 }
 
 int main(int argc, char **argv)
@@ -222,13 +388,14 @@ int main(int argc, char **argv)
 	struct bench b = { .nranges = 4096, .range_size = 64 << 10 };
 	struct uvm_ioc_version ver = { 0 };
 	struct uvm_ioc_gpu_info info = { 0 };
-	uint64_t null_ns, len, i, t_pf, t_single, t_discard, t_dp;
+	uint64_t null_ns, len, i, t_pf, t_single, t_discard, t_dp, copy_size = 64;
 	unsigned int reps = 5;
 	uint8_t *r;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "n:s:r:g:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:r:g:h")) != -1) {
 		switch (opt) {
+		case 'c': copy_size = strtoull(optarg, NULL, 0); break;
 		case 'n': b.nranges = strtoull(optarg, NULL, 0); break;
 		case 's': b.range_size = strtoull(optarg, NULL, 0) << 10; break;
 		case 'r': reps = strtoul(optarg, NULL, 0); break;
@@ -236,7 +403,8 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (!b.nranges || !b.range_size || !reps || b.range_size % sysconf(_SC_PAGESIZE))
+	if (!b.nranges || !b.range_size || !reps || b.range_size % sysconf(_SC_PAGESIZE) ||
+	    !copy_size || b.nranges > UVM_COPY_BATCH_MAX)
 		usage();
 
 	b.fd = open("/dev/uvm", O_RDWR | O_CLOEXEC);
@@ -312,6 +480,7 @@ int main(int argc, char **argv)
 
 	munmap(r, len + UVM_VA_BLOCK_SIZE);
 	free(b.ranges);
+	bench_copies(b.fd, b.gpu, b.nranges, copy_size, reps, null_ns);
 	close(b.fd);
 	return 0;
 }

@@ -457,7 +457,7 @@ enum {
 	I_RANGE_QUERY, I_POINTER_INFO, I_HOST_REGISTER, I_HOST_UNREGISTER,
 	I_COPY, I_MEMSET, I_MEM_CREATE, I_MEM_RELEASE, I_MEM_PROPS, I_MEM_EXPORT,
 	I_MEM_IMPORT, I_MEM_MAP, I_MEM_UNMAP, I_MEM_SET_ACCESS, I_MEM_QUERY,
-	I_LAUNCH, I_RESIDENCY, I_COPY_3D, I_MEMSET_3D, I_COUNT
+	I_LAUNCH, I_RESIDENCY, I_COPY_3D, I_MEMSET_3D, I_COPY_BATCH, I_COUNT
 };
 _Static_assert(I_COUNT <= MAX_IOCTL_IDS, "MAX_IOCTL_IDS too small");
 
@@ -540,6 +540,9 @@ static const struct ioctl_desc ioctls[I_COUNT] = {
 	[I_MEMSET_3D] = { "MEMSET_3D", UVM_IOC_MEMSET_3D, sizeof(struct uvm_ioc_memset_3d),
 		offsetof(struct uvm_ioc_memset_3d, flags), UVM_COPY_ASYNC,
 		{ Z(uvm_ioc_memset_3d, reserved) } },
+	[I_COPY_BATCH] = { "COPY_BATCH", UVM_IOC_COPY_BATCH, sizeof(struct uvm_ioc_copy_batch),
+		offsetof(struct uvm_ioc_copy_batch, flags), UVM_COPY_ASYNC,
+		{ Z(uvm_ioc_copy_batch, reserved) } },
 };
 
 /* errnos an ioctl of the module may return (see the uapi's Return: lines) */
@@ -1275,6 +1278,36 @@ static int op_ioctl(struct ctx *c)
 		g->gpu_index = gpu_pick(&c->r);
 		g->flags = chance(&c->r, 30) ? UVM_COPY_ASYNC : 0;
 		break;
+	}
+	case I_COPY_BATCH: {
+		struct uvm_ioc_copy_batch *g = (void *)a;
+		struct uvm_copy_op *ops = (void *)arr;
+		u64 n = chance(&c->r, 95) ? 1 + rnd(&c->r, 64) :
+			(chance(&c->r, 50) ? rnd(&c->r, 3) * UVM_COPY_BATCH_MAX : rnext(&c->r));
+		struct slot s2;
+		u64 i;
+
+		/* past 64 the array holds what earlier ops left there */
+		for (i = 0; i < n && i < 64; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			box_fill(c, &ops[i].width, &ops[i].height, &ops[i].depth);
+			box_side(c, &ops[i].dst, addr_pick(&c->r, &s, true), ops[i].width,
+				 ops[i].height);
+			box_side(c, &ops[i].src, addr_pick(&c->r, &s2, false), ops[i].width,
+				 ops[i].height);
+			if (chance(&c->r, 1))
+				ops[i].reserved = rnext(&c->r);
+		}
+		g->ops = chance(&c->r, 97) ? (u64)(uintptr_t)ops : rnext(&c->r);
+		g->count = (u32)n;
+		g->gpu_index = gpu_pick(&c->r);
+		g->flags = chance(&c->r, 30) ? UVM_COPY_ASYNC : 0;
+		note(c, "COPY_BATCH %u ops, first %#llx <- %#llx", g->count,
+		     (unsigned long long)ops[0].dst.addr, (unsigned long long)ops[0].src.addr);
+		ret = do_ioctl(c, fd, id, a);
+		if (ret == 0)
+			c->last_fence = g->fence;
+		return ret;
 	}
 	case I_MEM_CREATE: {
 		struct uvm_ioc_mem_create *g = (void *)a;

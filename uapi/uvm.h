@@ -32,6 +32,7 @@
  *       POINTER_INFO reports UVM_POINTER_VMM.
  *  1.4  COPY_3D and MEMSET_3D: pitched, 2D and 3D copies and sets, each one
  *       copy-engine job.
+ *  1.5  COPY_BATCH: a batch of copies, one job.
  */
 #ifndef _UAPI_UVM_H_
 #define _UAPI_UVM_H_
@@ -40,7 +41,7 @@
 #include <linux/types.h>
 
 #define UVM_API_VERSION_MAJOR	1
-#define UVM_API_VERSION_MINOR	4
+#define UVM_API_VERSION_MINOR	5
 
 /* Name of the device node under /dev. */
 #define UVM_DEVICE_NAME		"uvm"
@@ -68,6 +69,7 @@
 #define UVM_CAP_HMM_MIRROR	(1ULL << 2)	/* pageable memory is mirrored */
 #define UVM_CAP_VMM		(1ULL << 3)	/* the MEM_* ioctls (API 1.3) */
 #define UVM_CAP_COPY_3D		(1ULL << 4)	/* COPY_3D, MEMSET_3D (API 1.4) */
+#define UVM_CAP_COPY_BATCH	(1ULL << 5)	/* COPY_BATCH (API 1.5) */
 
 /**
  * struct uvm_ioc_version - UVM_IOC_GET_VERSION
@@ -579,6 +581,62 @@ struct uvm_ioc_memset_3d {
 	__u64 reserved[2];
 };
 
+/**
+ * struct uvm_copy_op - one copy of UVM_IOC_COPY_BATCH
+ * @dst:	destination box
+ * @src:	source box
+ * @width:	bytes per row, >= 1
+ * @height:	rows per slice, >= 1
+ * @depth:	slices, >= 1
+ * @reserved:	must be zero
+ *
+ * The members of struct uvm_ioc_copy_3d that describe the copy, with the
+ * same rules; a 1D copy is a box of one row (@height and @depth 1).
+ */
+struct uvm_copy_op {
+	struct uvm_box dst;
+	struct uvm_box src;
+	__u64 width;
+	__u32 height;
+	__u32 depth;
+	__u64 reserved;
+};
+
+/* Copies in one UVM_IOC_COPY_BATCH. */
+#define UVM_COPY_BATCH_MAX	16384
+
+/**
+ * struct uvm_ioc_copy_batch - UVM_IOC_COPY_BATCH: many copies, one job
+ * @ops:	(in) user pointer to @count struct uvm_copy_op
+ * @count:	(in) 1 .. UVM_COPY_BATCH_MAX
+ * @gpu_index:	(in) GPU whose copy engine copies
+ * @flags:	(in) UVM_COPY_ASYNC or 0
+ * @failed:	(out) the index of the copy refused; @count when the refusal
+ *		is not one copy's (flags, count, GPU, the batch's limits)
+ * @fence:	(out) the batch's fence
+ * @reserved:	must be zero
+ *
+ * Every copy is validated as UVM_IOC_COPY_3D validates its one before
+ * anything is queued: a refused copy refuses the batch.  Ordinary process
+ * memory of all the copies together spans at most UVM_COPY_MAX_BYTES.  The
+ * batch is one job of the VA space's queue with one fence; its copies run
+ * in order (a later copy sees what an earlier one wrote), and the engine
+ * gathers the operations of consecutive copies into one submission.  A
+ * failure while the job runs (an allocation freed meanwhile) ends it
+ * there; the fence reports the error.
+ *
+ * Return: as UVM_IOC_COPY_3D; -EFAULT also when @ops cannot be read.
+ */
+struct uvm_ioc_copy_batch {
+	__u64 ops;
+	__u32 count;
+	__u32 gpu_index;
+	__u32 flags;
+	__u32 failed;
+	__u64 fence;
+	__u64 reserved[2];
+};
+
 /*
  * Virtual memory management (API 1.3): physical allocations that have no
  * address, mapped into address reservations, with access set per processor.
@@ -894,6 +952,7 @@ struct uvm_ioc_mem_query {
 #define UVM_IOC_MEM_QUERY	_IOWR(UVM_IOC_MAGIC, 0x14, struct uvm_ioc_mem_query)
 #define UVM_IOC_COPY_3D		_IOWR(UVM_IOC_MAGIC, 0x15, struct uvm_ioc_copy_3d)
 #define UVM_IOC_MEMSET_3D	_IOWR(UVM_IOC_MAGIC, 0x16, struct uvm_ioc_memset_3d)
+#define UVM_IOC_COPY_BATCH	_IOWR(UVM_IOC_MAGIC, 0x17, struct uvm_ioc_copy_batch)
 
 /*
  * Managed memory: mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)

@@ -88,6 +88,8 @@ extern "C" {
 #define cuMemPrefetchBatchAsync			UVM_API_PTSZ(cuMemPrefetchBatchAsync)
 #define cuMemDiscardBatchAsync			UVM_API_PTSZ(cuMemDiscardBatchAsync)
 #define cuMemDiscardAndPrefetchBatchAsync	UVM_API_PTSZ(cuMemDiscardAndPrefetchBatchAsync)
+#define cuMemcpyBatchAsync			UVM_API_PTSZ(cuMemcpyBatchAsync)
+#define cuMemcpy3DBatchAsync			UVM_API_PTSZ(cuMemcpy3DBatchAsync)
 #define cuStreamQuery				UVM_API_PTSZ(cuStreamQuery)
 #define cuStreamSynchronize			UVM_API_PTSZ(cuStreamSynchronize)
 #define cuStreamWaitEvent			UVM_API_PTSZ(cuStreamWaitEvent)
@@ -526,6 +528,74 @@ typedef struct CUmemLocation_st {
 } CUmemLocation_v1;
 typedef CUmemLocation_v1 CUmemLocation;
 
+/* Batch copies (CUDA 12.8): cuMemcpyBatchAsync, cuMemcpy3DBatchAsync. */
+typedef enum CUmemcpySrcAccessOrder_enum {
+	CU_MEMCPY_SRC_ACCESS_ORDER_INVALID = 0x0,
+	CU_MEMCPY_SRC_ACCESS_ORDER_STREAM = 0x1,
+	CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL = 0x2,
+	CU_MEMCPY_SRC_ACCESS_ORDER_ANY = 0x3,
+	CU_MEMCPY_SRC_ACCESS_ORDER_MAX = 0x7FFFFFFF
+} CUmemcpySrcAccessOrder;
+
+typedef enum CUmemcpyFlags_enum {
+	CU_MEMCPY_FLAG_DEFAULT = 0x0,
+	CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE = 0x1
+} CUmemcpyFlags;
+
+typedef struct CUmemcpyAttributes_st {
+	CUmemcpySrcAccessOrder srcAccessOrder;
+	CUmemLocation srcLocHint;
+	CUmemLocation dstLocHint;
+	unsigned int flags;
+} CUmemcpyAttributes_v1;
+typedef CUmemcpyAttributes_v1 CUmemcpyAttributes;
+
+typedef enum CUmemcpy3DOperandType_enum {
+	CU_MEMCPY_OPERAND_TYPE_POINTER = 0x1,
+	CU_MEMCPY_OPERAND_TYPE_ARRAY = 0x2,
+	CU_MEMCPY_OPERAND_TYPE_MAX = 0x7FFFFFFF
+} CUmemcpy3DOperandType;
+
+typedef struct CUoffset3D_st {
+	size_t x;
+	size_t y;
+	size_t z;
+} CUoffset3D_v1;
+typedef CUoffset3D_v1 CUoffset3D;
+
+typedef struct CUextent3D_st {
+	size_t width;
+	size_t height;
+	size_t depth;
+} CUextent3D_v1;
+typedef CUextent3D_v1 CUextent3D;
+
+typedef struct CUmemcpy3DOperand_st {
+	CUmemcpy3DOperandType type;
+	union {
+		struct {
+			CUdeviceptr ptr;
+			size_t rowLength;	/* elements (bytes); 0: the width */
+			size_t layerHeight;	/* rows; 0: the height */
+			CUmemLocation locHint;
+		} ptr;
+		struct {
+			CUarray array;
+			CUoffset3D offset;
+		} array;
+	} op;
+} CUmemcpy3DOperand_v1;
+typedef CUmemcpy3DOperand_v1 CUmemcpy3DOperand;
+
+typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
+	CUmemcpy3DOperand src;
+	CUmemcpy3DOperand dst;
+	CUextent3D extent;
+	CUmemcpySrcAccessOrder srcAccessOrder;
+	unsigned int flags;
+} CUDA_MEMCPY3D_BATCH_OP_v1;
+typedef CUDA_MEMCPY3D_BATCH_OP_v1 CUDA_MEMCPY3D_BATCH_OP;
+
 /* Virtual memory management: physical allocations, reservations, mappings. */
 typedef unsigned long long CUmemGenericAllocationHandle_v1;
 typedef CUmemGenericAllocationHandle_v1 CUmemGenericAllocationHandle;
@@ -865,6 +935,11 @@ CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size
 					 CUstream hStream) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
 					unsigned long long flags, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+				    size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs,
+				    size_t numAttrs, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,
+				      unsigned long long flags, CUstream hStream) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes,
 						   size_t count,
 						   CUmemLocation *prefetchLocs,

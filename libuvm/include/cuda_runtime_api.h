@@ -33,6 +33,8 @@
 #define cudaMemPrefetchBatchAsync		UVM_RT_PTSZ(cudaMemPrefetchBatchAsync)
 #define cudaMemDiscardBatchAsync		UVM_RT_PTSZ(cudaMemDiscardBatchAsync)
 #define cudaMemDiscardAndPrefetchBatchAsync	UVM_RT_PTSZ(cudaMemDiscardAndPrefetchBatchAsync)
+#define cudaMemcpyBatchAsync			UVM_RT_PTSZ(cudaMemcpyBatchAsync)
+#define cudaMemcpy3DBatchAsync			UVM_RT_PTSZ(cudaMemcpy3DBatchAsync)
 #define cudaMemcpy				UVM_RT_PTDS(cudaMemcpy)
 #define cudaMemset				UVM_RT_PTDS(cudaMemset)
 #define cudaMemcpyAsync				UVM_RT_PTSZ(cudaMemcpyAsync)
@@ -164,6 +166,13 @@ cudaError_t CUDARTAPI cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, siz
 cudaError_t CUDARTAPI cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count,
 					       unsigned long long flags,
 					       cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyBatchAsync(const void *const *dsts, const void *const *srcs,
+					   const size_t *sizes, size_t count,
+					   struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
+					   size_t numAttrs, cudaStream_t stream) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
+					     unsigned long long flags,
+					     cudaStream_t stream) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes,
 							  size_t count,
 							  struct cudaMemLocation *prefetchLocs,

@@ -294,6 +294,63 @@ struct cudaMemLocation {
 	int id;
 };
 
+/* Batch copies: cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync. */
+enum cudaMemcpySrcAccessOrder {
+	cudaMemcpySrcAccessOrderInvalid = 0x0,
+	cudaMemcpySrcAccessOrderStream = 0x1,
+	cudaMemcpySrcAccessOrderDuringApiCall = 0x2,
+	cudaMemcpySrcAccessOrderAny = 0x3,
+	cudaMemcpySrcAccessOrderMax = 0x7FFFFFFF
+};
+
+enum cudaMemcpyFlags {
+	cudaMemcpyFlagDefault = 0x0,
+	cudaMemcpyFlagPreferOverlapWithCompute = 0x1
+};
+
+struct cudaMemcpyAttributes {
+	enum cudaMemcpySrcAccessOrder srcAccessOrder;
+	struct cudaMemLocation srcLocHint;
+	struct cudaMemLocation dstLocHint;
+	unsigned int flags;
+};
+
+enum cudaMemcpy3DOperandType {
+	cudaMemcpyOperandTypePointer = 0x1,
+	cudaMemcpyOperandTypeArray = 0x2,
+	cudaMemcpyOperandTypeMax = 0x7FFFFFFF
+};
+
+struct cudaOffset3D {
+	size_t x;
+	size_t y;
+	size_t z;
+};
+
+struct cudaMemcpy3DOperand {
+	enum cudaMemcpy3DOperandType type;
+	union {
+		struct {
+			void *ptr;
+			size_t rowLength;	/* elements (bytes); 0: the width */
+			size_t layerHeight;	/* rows; 0: the height */
+			struct cudaMemLocation locHint;
+		} ptr;
+		struct {
+			cudaArray_t array;
+			struct cudaOffset3D offset;
+		} array;
+	} op;
+};
+
+struct cudaMemcpy3DBatchOp {
+	struct cudaMemcpy3DOperand src;
+	struct cudaMemcpy3DOperand dst;
+	struct cudaExtent extent;
+	enum cudaMemcpySrcAccessOrder srcAccessOrder;
+	unsigned int flags;
+};
+
 /* The types the runtime shares with the driver's virtual memory management
  * (CUmemAllocationType, CUmemAllocationHandleType, CUmemAccess_flags,
  * CUmemAccessDesc): the same values and layouts. */

@@ -214,6 +214,45 @@ public:
 		return 0;
 	}
 
+	/*
+	 * One copy of a batch, gathered into UVM_IOC_COPY_BATCH jobs of at
+	 * most UVM_COPY_BATCH_MAX copies and UVM_COPY_MAX_BYTES of process
+	 * memory per side (@dpin, @spin: this copy's).  State::mu held.
+	 */
+	int batch_add(const struct uvm_copy_op &op, uint64_t dpin, uint64_t spin)
+	{
+		if (batch_.size() == UVM_COPY_BATCH_MAX ||
+		    pinned_[0] + dpin > UVM_COPY_MAX_BYTES ||
+		    pinned_[1] + spin > UVM_COPY_MAX_BYTES) {
+			if (int r = batch_flush())
+				return r;
+		}
+		batch_.push_back(op);
+		pinned_[0] += dpin;
+		pinned_[1] += spin;
+		return 0;
+	}
+
+	/* Queue the copies gathered.  State::mu held. */
+	int batch_flush()
+	{
+		struct uvm_ioc_copy_batch b {};
+		int r;
+
+		if (batch_.empty())
+			return 0;
+		b.ops = reinterpret_cast<uintptr_t>(batch_.data());
+		b.count = static_cast<__u32>(batch_.size());
+		b.gpu_index = static_cast<__u32>(gpu_);
+		b.flags = UVM_COPY_ASYNC;
+		r = state().dev.ioctl(UVM_IOC_COPY_BATCH, &b);
+		if (!r)
+			fences_.push_back(b.fence);
+		batch_.clear();
+		pinned_[0] = pinned_[1] = 0;
+		return r;
+	}
+
 	/* Hand the fences to a stream (errors reported by its sync), or
 	 * just account for them (the caller waits).  State::mu held. */
 	void publish(Stream *st, bool waiting)
@@ -285,6 +324,8 @@ private:
 
 	int gpu_;
 	std::vector<uint64_t> fences_;
+	std::vector<struct uvm_copy_op> batch_;
+	uint64_t pinned_[2] = {};
 };
 
 /* Bytes from a side's first byte to the end of its last row; 0: overflow. */
@@ -318,6 +359,77 @@ bool box_rows_ok(const BoxRequest &q, const BoxSide &b)
 	return true;
 }
 
+/**
+ * struct Checked - a box validated, its sides classified
+ */
+struct Checked {
+	Side dst, src;
+	uint64_t bytes = 0;		/* in the box */
+	uint64_t dspan = 0, sspan = 0;	/* first byte to last, per side */
+	bool overlap = false;		/* a copy whose sides share bytes */
+};
+
+/**
+ * box_check() - validate a box as NVIDIA's driver does
+ * @req:	the box
+ * @c:		out
+ *
+ * Context: State::mu held; @req has no zero dimension.
+ * Return: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE or CUDA_ERROR_NOT_SUPPORTED.
+ */
+CUresult box_check(const BoxRequest &req, Checked *c)
+{
+	if (!driver_has_memory_api() ||
+	    ((req.height > 1 || req.depth > 1) && !driver_has_copy_3d()))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	uint64_t row;
+	if (__builtin_mul_overflow(req.width, static_cast<uint64_t>(req.elem), &row) ||
+	    __builtin_mul_overflow(row, req.height, &c->bytes) ||
+	    __builtin_mul_overflow(c->bytes, req.depth, &c->bytes))
+		return CUDA_ERROR_INVALID_VALUE;
+	c->dspan = box_span(req, req.dst);
+	c->sspan = req.is_set ? 1 : box_span(req, req.src);
+	if (!c->dspan || !c->sspan || !box_rows_ok(req, req.dst) ||
+	    (!req.is_set && !box_rows_ok(req, req.src)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (req.is_set && (req.dst.addr % req.elem ||
+			   (req.height > 1 && req.dst.pitch % req.elem) ||
+			   (req.depth > 1 && req.dst.slice_pitch % req.elem)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = classify(req.dst.addr, std::max(c->dspan, req.dst.extent), req.dst.role,
+				  true, &c->dst))
+		return r;
+	if (req.is_set)
+		return CUDA_SUCCESS;
+	if (CUresult r = classify(req.src.addr, std::max(c->sspan, req.src.extent), req.src.role,
+				  false, &c->src))
+		return r;
+	const bool identical = req.dst.addr == req.src.addr && req.dst.pitch == req.src.pitch &&
+			       req.dst.slice_pitch == req.src.slice_pitch;
+	c->overlap = !identical && req.dst.addr < req.src.addr + c->sspan &&
+		     req.src.addr < req.dst.addr + c->dspan;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * A copy whose sides share bytes, as memmove: through a packed copy of the
+ * source in @bounce, which must live until the jobs ran.  State::mu held.
+ */
+int box_bounced(Job &job, const BoxRequest &req, const Checked &c,
+		std::unique_ptr<char[]> *bounce)
+{
+	BoxRequest packed = req;
+	const uint64_t row = req.width * req.elem;
+
+	bounce->reset(new char[c.bytes]);
+	packed.dst.addr = reinterpret_cast<uintptr_t>(bounce->get());
+	packed.dst.pitch = row;
+	packed.dst.slice_pitch = row * req.height;
+	if (int r = job.box(packed, packed.dst, req.src))
+		return r;
+	return job.box(packed, req.dst, packed.dst);
+}
+
 } // namespace
 
 /**
@@ -333,7 +445,6 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 {
 	State &s = state();
 	std::unique_ptr<char[]> bounce;
-	Side dst, src;
 	Stream *st;
 	bool waiting;
 
@@ -344,58 +455,104 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 		return r;
 	if (!req.width || !req.height || !req.depth)
 		return CUDA_SUCCESS;
-	if (!driver_has_memory_api() ||
-	    ((req.height > 1 || req.depth > 1) && !driver_has_copy_3d()))
-		return CUDA_ERROR_NOT_SUPPORTED;
-	uint64_t row, bytes;
-	if (__builtin_mul_overflow(req.width, static_cast<uint64_t>(req.elem), &row) ||
-	    __builtin_mul_overflow(row, req.height, &bytes) ||
-	    __builtin_mul_overflow(bytes, req.depth, &bytes))
-		return CUDA_ERROR_INVALID_VALUE;
-	const uint64_t dspan = box_span(req, req.dst);
-	const uint64_t sspan = req.is_set ? 1 : box_span(req, req.src);
-	if (!dspan || !sspan || !box_rows_ok(req, req.dst) ||
-	    (!req.is_set && !box_rows_ok(req, req.src)))
-		return CUDA_ERROR_INVALID_VALUE;
-	if (req.is_set && (req.dst.addr % req.elem ||
-			   (req.height > 1 && req.dst.pitch % req.elem) ||
-			   (req.depth > 1 && req.dst.slice_pitch % req.elem)))
-		return CUDA_ERROR_INVALID_VALUE;
-	if (CUresult r = classify(req.dst.addr, std::max(dspan, req.dst.extent), req.dst.role,
-				  true, &dst))
+	Checked c;
+	if (CUresult r = box_check(req, &c))
 		return r;
-	if (!req.is_set) {
-		if (CUresult r = classify(req.src.addr, std::max(sspan, req.src.extent),
-					  req.src.role, false, &src))
-			return r;
-	}
+	const Side &dst = c.dst, &src = c.src;
 
 	Job job(st->ctx->device);
 	int r;
-	const bool identical = req.dst.addr == req.src.addr && req.dst.pitch == req.src.pitch &&
-			       req.dst.slice_pitch == req.src.slice_pitch;
-	const bool overlap = !req.is_set && !identical && req.dst.addr < req.src.addr + sspan &&
-			     req.src.addr < req.dst.addr + dspan;
 	if (req.is_set) {
 		r = job.box(req, req.dst, req.src);
 		waiting = mode == Mode::async ? !dst.a && !dst.vmm : !async_ok(dst);
-	} else if (overlap) {
-		/* through a packed copy of the source, as memmove */
-		BoxRequest packed = req;
-
-		bounce.reset(new char[bytes]);
-		packed.dst.addr = reinterpret_cast<uintptr_t>(bounce.get());
-		packed.dst.pitch = row;
-		packed.dst.slice_pitch = row * req.height;
-		r = job.box(packed, packed.dst, req.src);
-		if (!r)
-			r = job.box(packed, req.dst, packed.dst);
+	} else if (c.overlap) {
+		r = box_bounced(job, req, c, &bounce);
 		waiting = true;
 	} else {
 		r = job.box(req, req.dst, req.src);
 		waiting = mode == Mode::async ? (!dst.a && !dst.vmm) || (!src.a && !src.vmm) :
 						!async_ok(dst) || !async_ok(src);
 	}
+	/* What was queued before a refusal still runs: its fences count. */
+	job.publish(st, waiting);
+	if (r && !waiting)
+		return submit_error(r);
+	lock.unlock();
+	CUresult w = waiting ? job.wait() : CUDA_SUCCESS;
+	return r ? submit_error(r) : w;
+}
+
+/**
+ * batch_execute() - a batch of copies: validate all, queue them in order
+ * @copies:	the copies, none with a zero dimension
+ * @h:		the stream
+ * @ptds:	NULL means the calling thread's per-thread stream
+ *
+ * Every copy is validated as box_execute() validates one before anything is
+ * queued.  The copies go to the driver in order, as UVM_IOC_COPY_BATCH jobs
+ * (one per UVM_COPY_BATCH_MAX copies); a copy whose sides overlap, or too
+ * large for one job, goes as box_execute() would send it, between them.
+ * The call waits for the jobs where one reads pageable memory (as
+ * box_execute()), bounces, or must read its source before the call returns.
+ *
+ * Return: a CUresult.
+ */
+CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool ptds)
+{
+	State &s = state();
+	std::vector<std::unique_ptr<char[]>> bounces;
+	std::vector<Checked> checked(copies.size());
+	bool waiting = false;
+	Stream *st;
+
+	if (CUresult r = check_init())
+		return r;
+	std::unique_lock<std::mutex> lock(s.mu);
+	if (CUresult r = resolve_stream(h, ptds, &st))
+		return r;
+	for (size_t i = 0; i < copies.size(); i++) {
+		const BatchCopy &bc = copies[i];
+		Checked &c = checked[i];
+
+		if (!bc.box.width || !bc.box.height || !bc.box.depth)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = box_check(bc.box, &c))
+			return r;
+		if ((!c.dst.a && !c.dst.vmm) || (!c.src.a && !c.src.vmm) || c.overlap ||
+		    bc.read_at_call)
+			waiting = true;
+	}
+
+	const bool batching = state().dev.version.caps & UVM_CAP_COPY_BATCH;
+	Job job(st->ctx->device);
+	int r = 0;
+	for (size_t i = 0; i < copies.size() && !r; i++) {
+		const BoxRequest &q = copies[i].box;
+		const Checked &c = checked[i];
+
+		if (!batching || c.overlap || c.bytes > UVM_COPY_MAX_BYTES) {
+			r = job.batch_flush();
+			if (r)
+				break;
+			if (c.overlap) {
+				bounces.emplace_back();
+				r = box_bounced(job, q, c, &bounces.back());
+			} else {
+				r = job.box(q, q.dst, q.src);
+			}
+			continue;
+		}
+		struct uvm_copy_op op {};
+		op.dst = { q.dst.addr, q.dst.pitch, q.dst.slice_pitch };
+		op.src = { q.src.addr, q.src.pitch, q.src.slice_pitch };
+		op.width = q.width * q.elem;
+		op.height = static_cast<__u32>(q.height);
+		op.depth = static_cast<__u32>(q.depth);
+		r = job.batch_add(op, !c.dst.a && !c.dst.vmm ? c.dspan : 0,
+				  !c.src.a && !c.src.vmm ? c.sspan : 0);
+	}
+	if (!r)
+		r = job.batch_flush();
 	/* What was queued before a refusal still runs: its fences count. */
 	job.publish(st, waiting);
 	if (r && !waiting)

@@ -484,6 +484,15 @@ struct BoxRequest {
 
 CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode);
 
+/* One copy of a batch (batch.cpp): its box, and whether its source must be
+ * read before the call returns (CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL). */
+struct BatchCopy {
+	BoxRequest box;
+	bool read_at_call = false;
+};
+
+CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool ptds);
+
 /* Copies and sets (copy.cpp) for the runtime: kind is a cudaMemcpyKind;
  * an unknown one answers cudaErrorInvalidMemcpyDirection's number. */
 CUresult runtime_memcpy(void *dst, const void *src, size_t count, int kind, CUstream h,
