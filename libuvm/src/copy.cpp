@@ -430,6 +430,22 @@ int box_bounced(Job &job, const BoxRequest &req, const Checked &c,
 	return job.box(packed, req.dst, packed.dst);
 }
 
+/*
+ * The end of a call that queued @job (@r: the refusal that stopped it, or
+ * 0): hand its fences over and, when waiting, drop State::mu and wait.
+ */
+CUresult job_finish(Job &job, Stream *st, bool waiting, int r,
+		    std::unique_lock<std::mutex> &lock)
+{
+	/* What was queued before a refusal still runs: its fences count. */
+	job.publish(st, waiting);
+	if (r && !waiting)
+		return submit_error(r);
+	lock.unlock();
+	CUresult w = waiting ? job.wait() : CUDA_SUCCESS;
+	return r ? submit_error(r) : w;
+}
+
 } // namespace
 
 /**
@@ -473,13 +489,7 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 		waiting = mode == Mode::async ? (!dst.a && !dst.vmm) || (!src.a && !src.vmm) :
 						!async_ok(dst) || !async_ok(src);
 	}
-	/* What was queued before a refusal still runs: its fences count. */
-	job.publish(st, waiting);
-	if (r && !waiting)
-		return submit_error(r);
-	lock.unlock();
-	CUresult w = waiting ? job.wait() : CUDA_SUCCESS;
-	return r ? submit_error(r) : w;
+	return job_finish(job, st, waiting, r, lock);
 }
 
 /**
@@ -553,13 +563,7 @@ CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool pt
 	}
 	if (!r)
 		r = job.batch_flush();
-	/* What was queued before a refusal still runs: its fences count. */
-	job.publish(st, waiting);
-	if (r && !waiting)
-		return submit_error(r);
-	lock.unlock();
-	CUresult w = waiting ? job.wait() : CUDA_SUCCESS;
-	return r ? submit_error(r) : w;
+	return job_finish(job, st, waiting, r, lock);
 }
 
 namespace {
