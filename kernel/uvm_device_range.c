@@ -139,7 +139,8 @@ int uvm_device_chunks_zero(struct uvm_gpu *gpu, const u64 *chunks, u64 n)
 
 /**
  * uvm_device_chunk_alloc() - a chunk for fixed memory, evicting if full
- * @va_space:	the VA space; its lock held for write
+ * @va_space:	the VA space whose lock the caller holds, or NULL (no VA
+ *		space lock held: VMM allocations)
  * @gpu:	the GPU
  * @addr:	out: the chunk
  *

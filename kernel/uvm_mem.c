@@ -33,9 +33,14 @@
  *
  * Locking: the handle xarray and its count change under the VA space lock
  * held for write (lookups need it for read).  A &struct uvm_mem is immutable
- * once created; its reference count is atomic.
+ * once created; its reference count is atomic.  Its backing is allocated and
+ * freed without the VA space lock (MEM_CREATE takes the lock only to add the
+ * handle; MEM_RELEASE and MEM_UNMAP drop their references after unlocking):
+ * gigabytes of pages take seconds, and the process's other ioctls and GPU
+ * faults would wait for them.
  */
 #include <linux/anon_inodes.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -46,6 +51,7 @@
 #include "uvm_ce.h"
 #include "uvm_gpu.h"
 #include "uvm_mem.h"
+#include "uvm_param.h"
 #include "uvm_pmm.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -81,9 +87,12 @@ static void uvm_mem_free_backing(struct uvm_mem *mem)
 	for (g = 0; g < uvm_gpu_count; g++) {
 		if (!mem->dma[g])
 			continue;
-		for (i = 0; i < uvm_mem_npages(mem); i++)
+		for (i = 0; i < uvm_mem_npages(mem); i++) {
 			if (mem->dma[g][i])
 				uvm_gpus[g]->ops->sysmem_unmap(uvm_gpus[g], mem->dma[g][i]);
+			if (!((i + 1) % 512))
+				cond_resched();
+		}
 		kvfree(mem->dma[g]);
 	}
 	if (mem->pages) {
@@ -119,12 +128,15 @@ void uvm_mem_put(struct uvm_mem *mem)
 
 /**
  * uvm_mem_alloc_vidmem() - back an allocation with zeroed vidmem chunks
- * @va_space:	the caller's VA space; its lock held for write (eviction)
  * @mem:	the allocation, @gpu and @size set
  *
+ * Managed memory of any VA space, the caller's included, is evicted to make
+ * room.
+ *
+ * Context: no VA space lock held.
  * Return: 0, -ENOMEM, -EINTR.
  */
-static int uvm_mem_alloc_vidmem(struct uvm_va_space *va_space, struct uvm_mem *mem)
+static int uvm_mem_alloc_vidmem(struct uvm_mem *mem)
 {
 	u64 i, n = uvm_mem_nchunks(mem);
 	int ret;
@@ -136,7 +148,7 @@ static int uvm_mem_alloc_vidmem(struct uvm_va_space *va_space, struct uvm_mem *m
 	for (i = 0; i < n; i++) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		ret = uvm_device_chunk_alloc(va_space, mem->gpu, &mem->chunks[i]);
+		ret = uvm_device_chunk_alloc(NULL, mem->gpu, &mem->chunks[i]);
 		if (ret)
 			return ret;
 	}
@@ -187,20 +199,49 @@ static int uvm_mem_alloc_host(struct uvm_mem *mem)
 				mem->dma[g][i] = 0;
 				return ret;
 			}
+			if (!((i + 1) % 512))
+				cond_resched();
 		}
 	}
 	return 0;
 }
 
+#if IS_ENABLED(CONFIG_UVM_TEST)
+/*
+ * Test builds: a pause at the end of allocating the backing of a new
+ * allocation, which stands for an allocation of gigabytes and lets a test
+ * check what the rest of the process can do meanwhile.
+ */
+static struct uvm_param_uint mem_create_pause_ms = {
+	.val = 0,
+	.min = 0,
+	.max = 5000,
+};
+module_param_cb(mem_create_pause_ms, &uvm_param_uint_ops, &mem_create_pause_ms, 0644);
+MODULE_PARM_DESC(mem_create_pause_ms,
+		 "Test builds: milliseconds MEM_CREATE pauses with the backing allocated (default 0)");
+
+static void uvm_mem_create_pause(void)
+{
+	unsigned int ms = uvm_param_get(&mem_create_pause_ms);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static void uvm_mem_create_pause(void)
+{
+}
+#endif
+
 /**
  * uvm_mem_create() - a new allocation
- * @va_space:	the caller's VA space; its lock held for write
  * @args:	the validated request
  *
+ * Context: process context, no VA space lock held (it may take seconds).
  * Return: the allocation with one reference, or ERR_PTR(-errno).
  */
-static struct uvm_mem *uvm_mem_create(struct uvm_va_space *va_space,
-				      const struct uvm_ioc_mem_create *args)
+static struct uvm_mem *uvm_mem_create(const struct uvm_ioc_mem_create *args)
 {
 	struct uvm_mem *mem;
 	int ret;
@@ -215,7 +256,7 @@ static struct uvm_mem *uvm_mem_create(struct uvm_va_space *va_space,
 	mem->handle_types = args->handle_types;
 	if (args->location.type == UVM_LOCATION_GPU) {
 		mem->gpu = uvm_gpu_get(args->location.id);
-		ret = uvm_mem_alloc_vidmem(va_space, mem);
+		ret = uvm_mem_alloc_vidmem(mem);
 	} else {
 		if (args->location.type == UVM_LOCATION_HOST)
 			mem->location.id = 0;
@@ -225,6 +266,7 @@ static struct uvm_mem *uvm_mem_create(struct uvm_va_space *va_space,
 		uvm_mem_put(mem);
 		return ERR_PTR(ret);
 	}
+	uvm_mem_create_pause();
 	return mem;
 }
 
@@ -436,21 +478,29 @@ int uvm_ioc_mem_create(struct uvm_va_space *va_space, void *data)
 	    args->size >> PAGE_SHIFT > totalram_pages())
 		return -ENOMEM;
 
-	if (down_write_killable(&va_space->lock))
+	/*
+	 * Gigabytes of pages take long to allocate and zero: the VA space lock
+	 * is not held meanwhile (only to add the handle), so that the process's
+	 * other threads and its GPU faults go on.  The handle limit is checked
+	 * first so as not to allocate for nothing, and again when adding.
+	 */
+	if (down_read_killable(&va_space->lock))
 		return -EINTR;
-	if (va_space->nr_mem_handles >= UVM_MEM_MAX_HANDLES) {
-		ret = -ENOSPC;
-		goto out_unlock;
+	ret = va_space->nr_mem_handles >= UVM_MEM_MAX_HANDLES ? -ENOSPC : 0;
+	up_read(&va_space->lock);
+	if (ret)
+		return ret;
+	mem = uvm_mem_create(args);
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	if (down_write_killable(&va_space->lock)) {
+		ret = -EINTR;
+	} else {
+		ret = uvm_mem_handle_new(va_space, mem, &args->handle);
+		up_write(&va_space->lock);
 	}
-	mem = uvm_mem_create(va_space, args);
-	if (IS_ERR(mem)) {
-		ret = PTR_ERR(mem);
-		goto out_unlock;
-	}
-	ret = uvm_mem_handle_new(va_space, mem, &args->handle);
+	/* the handle's reference keeps it; on failure this frees it, unlocked */
 	uvm_mem_put(mem);
-out_unlock:
-	up_write(&va_space->lock);
 	return ret;
 }
 

@@ -84,10 +84,13 @@ struct uvm_vmm_access {
  * @handle:	the handle the mapping was made with (MEM_QUERY)
  * @buffer_id:	unique id (POINTER_INFO)
  * @gpus_mapped: GPU indices that may hold PTEs of the mapping (set_bit)
+ * @dead:	on the list of unmapped mappings freed after the VA space lock
+ *		is dropped (vmm_mapping_destroy())
  * @access:	per 2 MiB granule
  */
 struct uvm_vmm_mapping {
 	struct interval_tree_node node;
+	struct list_head dead;
 	struct uvm_mem *mem;
 	u64 offset;
 	u64 handle;
@@ -327,14 +330,28 @@ static void vmm_cpu_zap(struct uvm_va_space *va_space, u64 start, u64 size)
 }
 
 /**
+ * vmm_mapping_free() - drop a mapping's reference on its allocation, free it
+ * @map:	the mapping, unreachable
+ *
+ * The last reference frees the allocation: gigabytes of pages perhaps.
+ */
+static void vmm_mapping_free(struct uvm_vmm_mapping *map)
+{
+	uvm_mem_put(map->mem);
+	kvfree(map);
+}
+
+/**
  * vmm_mapping_destroy() - revoke every access to a mapping and free it
  * @va_space:	the VA space; its lock held for write
  * @range:	the reservation
  * @map:	the mapping, in @range's tree
+ * @dead:	NULL to free the mapping now, or a list to put it on, for
+ *		vmm_mapping_free() once the VA space lock is dropped
  */
 static void vmm_mapping_destroy(struct uvm_va_space *va_space,
 				struct uvm_va_range *range,
-				struct uvm_vmm_mapping *map)
+				struct uvm_vmm_mapping *map, struct list_head *dead)
 {
 	u64 start = vmm_map_start(map), size = vmm_map_end(map) - start;
 	u64 g, n = size / UVM_MEM_GRANULARITY;
@@ -355,9 +372,11 @@ static void vmm_mapping_destroy(struct uvm_va_space *va_space,
 	}
 	if (uvm_mem_is_host(map->mem))
 		vmm_cpu_zap(va_space, start, size);
-	uvm_mem_put(map->mem);
 	va_space->nr_vmm_mappings--;
-	kvfree(map);
+	if (dead)
+		list_add_tail(&map->dead, dead);
+	else
+		vmm_mapping_free(map);
 }
 
 /**
@@ -370,7 +389,7 @@ void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *rang
 	struct interval_tree_node *node;
 
 	while ((node = interval_tree_iter_first(&range->vmm.mappings, 0, ULONG_MAX)))
-		vmm_mapping_destroy(va_space, range, to_vmm_mapping(node));
+		vmm_mapping_destroy(va_space, range, to_vmm_mapping(node), NULL);
 }
 
 /**
@@ -628,8 +647,10 @@ int uvm_ioc_mem_unmap(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_mem_unmap *args = data;
 	u64 end = args->address + args->size;
+	struct uvm_vmm_mapping *map, *tmp;
 	struct interval_tree_node *node, *next;
 	struct uvm_va_range *range;
+	LIST_HEAD(dead);
 	int ret;
 
 	if (args->flags || args->pad ||
@@ -657,10 +678,12 @@ int uvm_ioc_mem_unmap(struct uvm_va_space *va_space, void *data)
 	for (node = interval_tree_iter_first(&range->vmm.mappings, args->address, end - 1);
 	     node; node = next) {
 		next = interval_tree_iter_next(node, args->address, end - 1);
-		vmm_mapping_destroy(va_space, range, to_vmm_mapping(node));
+		vmm_mapping_destroy(va_space, range, to_vmm_mapping(node), &dead);
 	}
 out_unlock:
 	up_write(&va_space->lock);
+	list_for_each_entry_safe(map, tmp, &dead, dead)
+		vmm_mapping_free(map);
 	return ret;
 }
 

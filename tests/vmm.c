@@ -160,6 +160,7 @@ FIXTURE_SETUP(vmm)
 
 FIXTURE_TEARDOWN(vmm)
 {
+	uvm_param_write("mem_create_pause_ms", "0");	/* a failed test's */
 	uvm_dev_teardown(&self->dev);
 }
 
@@ -243,6 +244,60 @@ TEST_F(vmm, create_props_release)
 	EXPECT_EQ(self->used0[1] + G, uvm_vidmem_used(fd, 1));
 	EXPECT_EQ(0, mem_release(fd, h2));
 	EXPECT_EQ(self->used0[1], uvm_vidmem_used(fd, 1));
+}
+
+struct slow_create {
+	int fd;
+	uint64_t handle;
+	int ret;
+};
+
+static void *slow_create(void *arg)
+{
+	struct slow_create *c = arg;
+
+	c->ret = mem_create(c->fd, G, UVM_LOC_HOST, 0, &c->handle);
+	return NULL;
+}
+
+/*
+ * An allocation of gigabytes takes seconds (mem_create_pause_ms stands for
+ * one): MEM_CREATE does not hold the VA space lock meanwhile, so the
+ * process's other threads look up (MEM_PROPS) and release (MEM_RELEASE)
+ * handles.  A 4 GiB host allocation used to keep a fuzzer's other threads
+ * waiting for the lock over a minute (hung task, seed 4303, debug612).
+ */
+TEST_F_TIMEOUT(vmm, create_does_not_hold_the_lock, 120)
+{
+	struct slow_create c = { .fd = self->dev.fd };
+	struct uvm_ioc_mem_props p = { 0 };
+	uint64_t start, during, total, h;
+	pthread_t t;
+
+	if (access(UVM_PARAM_DIR "mem_create_pause_ms", W_OK))
+		UVM_SKIP("no mem_create_pause_ms (a production build)");
+	ASSERT_EQ(0, mem_create(c.fd, G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_param_write("mem_create_pause_ms", "3000"));
+	start = uvm_now_ms();
+	ASSERT_EQ(0, pthread_create(&t, NULL, slow_create, &c));
+	usleep(300 * 1000);
+	p.handle = h;
+	EXPECT_EQ(0, uvm_ioctl(c.fd, UVM_IOC_MEM_PROPS, &p));
+	EXPECT_EQ(G, p.size);
+	EXPECT_EQ(0, mem_release(c.fd, h));
+	during = uvm_now_ms() - start;
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	total = uvm_now_ms() - start;
+	ASSERT_EQ(0, uvm_param_write("mem_create_pause_ms", "0"));
+	ASSERT_EQ(0, c.ret);
+	/* the creation paused; the lookup and the release did not wait for it */
+	EXPECT_LE(3000, total);
+	EXPECT_GT(1500, during);
+	p.handle = c.handle;
+	EXPECT_EQ(0, uvm_ioctl(c.fd, UVM_IOC_MEM_PROPS, &p));
+	EXPECT_EQ(UVM_LOCATION_HOST, p.location.type);
+	EXPECT_EQ(0, mem_release(c.fd, c.handle));
+	EXPECT_EQ(self->used0[0], uvm_vidmem_used(c.fd, 0));
 }
 
 TEST_F(vmm, zeroed_and_full_gpu)
