@@ -1990,6 +1990,21 @@ static void dump_stack_of(int tid)
 		buf[n] = 0;
 		fprintf(stderr, "uvm-fuzz: kernel stack of task %d:\n%s", tid, buf);
 	}
+	/* a stuck allocation is often a machine out of memory */
+	fd = open("/proc/meminfo", O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		char *line, *save = NULL;
+
+		buf[n] = 0;
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (!strncmp(line, "MemTotal", 8) || !strncmp(line, "MemFree", 7) ||
+			    !strncmp(line, "MemAvailable", 12) || !strncmp(line, "Unevictable", 11))
+				fprintf(stderr, "uvm-fuzz: %s\n", line);
+	}
 }
 
 /* A kernel report: blame the stream whose task it names, at its running op. */
