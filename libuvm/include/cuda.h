@@ -113,6 +113,17 @@ extern "C" {
 #define cuMemsetD2D8Async			UVM_API_PTSZ(cuMemsetD2D8Async)
 #define cuMemsetD2D16Async			UVM_API_PTSZ(cuMemsetD2D16Async)
 #define cuMemsetD2D32Async			UVM_API_PTSZ(cuMemsetD2D32Async)
+#define cuArrayCreate				cuArrayCreate_v2
+#define cuArrayGetDescriptor			cuArrayGetDescriptor_v2
+#define cuArray3DCreate				cuArray3DCreate_v2
+#define cuArray3DGetDescriptor			cuArray3DGetDescriptor_v2
+#define cuMemcpyHtoA				UVM_API_PTDS(cuMemcpyHtoA_v2)
+#define cuMemcpyAtoH				UVM_API_PTDS(cuMemcpyAtoH_v2)
+#define cuMemcpyAtoA				UVM_API_PTDS(cuMemcpyAtoA_v2)
+#define cuMemcpyDtoA				UVM_API_PTDS(cuMemcpyDtoA_v2)
+#define cuMemcpyAtoD				UVM_API_PTDS(cuMemcpyAtoD_v2)
+#define cuMemcpyHtoAAsync			UVM_API_PTSZ(cuMemcpyHtoAAsync_v2)
+#define cuMemcpyAtoHAsync			UVM_API_PTSZ(cuMemcpyAtoHAsync_v2)
 
 /* Basic types. */
 typedef unsigned long long CUdeviceptr_v2;
@@ -657,6 +668,118 @@ typedef struct CUmemAccessDesc_st {
 } CUmemAccessDesc_v1;
 typedef CUmemAccessDesc_v1 CUmemAccessDesc;
 
+/*
+ * CUDA arrays: opaque images of 1, 2 or 4 channels of one format, in one,
+ * two or three dimensions, layered, cubemap, multi-planar or mipmapped.
+ */
+typedef enum CUarray_format_enum {
+	CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+	CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+	CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+	CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+	CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+	CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+	CU_AD_FORMAT_HALF = 0x10,
+	CU_AD_FORMAT_FLOAT = 0x20,
+	CU_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+	CU_AD_FORMAT_BC1_UNORM = 0x91,
+	CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+	CU_AD_FORMAT_BC2_UNORM = 0x93,
+	CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+	CU_AD_FORMAT_BC3_UNORM = 0x95,
+	CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+	CU_AD_FORMAT_BC4_UNORM = 0x97,
+	CU_AD_FORMAT_BC4_SNORM = 0x98,
+	CU_AD_FORMAT_BC5_UNORM = 0x99,
+	CU_AD_FORMAT_BC5_SNORM = 0x9a,
+	CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+	CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+	CU_AD_FORMAT_BC7_UNORM = 0x9d,
+	CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+	CU_AD_FORMAT_P010 = 0x9f,
+	CU_AD_FORMAT_P016 = 0xa1,
+	CU_AD_FORMAT_NV16 = 0xa2,
+	CU_AD_FORMAT_P210 = 0xa3,
+	CU_AD_FORMAT_P216 = 0xa4,
+	CU_AD_FORMAT_YUY2 = 0xa5,
+	CU_AD_FORMAT_Y210 = 0xa6,
+	CU_AD_FORMAT_Y216 = 0xa7,
+	CU_AD_FORMAT_AYUV = 0xa8,
+	CU_AD_FORMAT_Y410 = 0xa9,
+	CU_AD_FORMAT_NV12 = 0xb0,
+	CU_AD_FORMAT_Y416 = 0xb1,
+	CU_AD_FORMAT_Y444_PLANAR8 = 0xb2,
+	CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+	CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+	CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+	CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+	CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+	CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+	CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+	CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+	CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+	CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+	CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+	CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+	CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+	CU_AD_FORMAT_MAX = 0x7FFFFFFF
+} CUarray_format;
+
+/* Width in elements; Height 0 for a 1D array. */
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+	size_t Width;
+	size_t Height;
+	CUarray_format Format;
+	unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR_v2;
+typedef CUDA_ARRAY_DESCRIPTOR_v2 CUDA_ARRAY_DESCRIPTOR;
+
+/* Height 0: 1D; Depth 0: 1D or 2D; layers and cubemap faces in Depth. */
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+	size_t Width;
+	size_t Height;
+	size_t Depth;
+	CUarray_format Format;
+	unsigned int NumChannels;
+	unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR_v2;
+typedef CUDA_ARRAY3D_DESCRIPTOR_v2 CUDA_ARRAY3D_DESCRIPTOR;
+
+#define CUDA_ARRAY3D_LAYERED			0x01
+#define CUDA_ARRAY3D_2DARRAY			0x01
+#define CUDA_ARRAY3D_SURFACE_LDST		0x02
+#define CUDA_ARRAY3D_CUBEMAP			0x04
+#define CUDA_ARRAY3D_TEXTURE_GATHER		0x08
+#define CUDA_ARRAY3D_DEPTH_TEXTURE		0x10
+#define CUDA_ARRAY3D_COLOR_ATTACHMENT		0x20
+#define CUDA_ARRAY3D_SPARSE			0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING		0x80
+#define CUDA_ARRAY3D_VIDEO_ENCODE_DECODE	0x100
+
+/* The tile layout of a sparse array or mipmapped array. */
+#define CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL	0x1
+
+typedef struct CUDA_ARRAY_SPARSE_PROPERTIES_st {
+	struct {
+		unsigned int width;
+		unsigned int height;
+		unsigned int depth;
+	} tileExtent;
+	unsigned int miptailFirstLevel;
+	unsigned long long miptailSize;
+	unsigned int flags;
+	unsigned int reserved[4];
+} CUDA_ARRAY_SPARSE_PROPERTIES_v1;
+typedef CUDA_ARRAY_SPARSE_PROPERTIES_v1 CUDA_ARRAY_SPARSE_PROPERTIES;
+
+/* The memory a deferred-mapping array needs on a device. */
+typedef struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+	size_t size;
+	size_t alignment;
+	unsigned int reserved[4];
+} CUDA_ARRAY_MEMORY_REQUIREMENTS_v1;
+typedef CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 CUDA_ARRAY_MEMORY_REQUIREMENTS;
+
 /* Sparse CUDA arrays, as far as cuMemMapArrayAsync needs them. */
 typedef enum CUresourcetype_enum {
 	CU_RESOURCE_TYPE_ARRAY = 0x00,
@@ -922,6 +1045,48 @@ CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
 				    size_t Width, size_t Height, CUstream hStream) UVM_NOEXCEPT;
 CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
 				    size_t Width, size_t Height, CUstream hStream) UVM_NOEXCEPT;
+
+/* CUDA arrays. */
+CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle,
+				  const CUDA_ARRAY_DESCRIPTOR *pAllocateArray) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle,
+				    const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor,
+					 CUarray hArray) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor,
+					   CUarray hArray) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArrayDestroy(CUarray hArray) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray,
+				 unsigned int planeIdx) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+					      CUarray array, CUdevice device) UVM_NOEXCEPT;
+CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties,
+					    CUarray array) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+					const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+					unsigned int numMipmapLevels) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray,
+					  unsigned int level) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(
+	CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap,
+	CUdevice device) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(
+	CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray,
+				 size_t srcOffset, size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset,
+				 size_t ByteCount) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost,
+				      size_t ByteCount, CUstream hStream) UVM_NOEXCEPT;
+CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset,
+				      size_t ByteCount, CUstream hStream) UVM_NOEXCEPT;
 
 /* Unified addressing. */
 CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,

@@ -49,6 +49,16 @@
 #define cudaMemcpy3DPeerAsync			UVM_RT_PTSZ(cudaMemcpy3DPeerAsync)
 #define cudaMemset2DAsync			UVM_RT_PTSZ(cudaMemset2DAsync)
 #define cudaMemset3DAsync			UVM_RT_PTSZ(cudaMemset3DAsync)
+#define cudaMemcpy2DToArray			UVM_RT_PTDS(cudaMemcpy2DToArray)
+#define cudaMemcpy2DFromArray			UVM_RT_PTDS(cudaMemcpy2DFromArray)
+#define cudaMemcpy2DArrayToArray		UVM_RT_PTDS(cudaMemcpy2DArrayToArray)
+#define cudaMemcpyToArray			UVM_RT_PTDS(cudaMemcpyToArray)
+#define cudaMemcpyFromArray			UVM_RT_PTDS(cudaMemcpyFromArray)
+#define cudaMemcpyArrayToArray			UVM_RT_PTDS(cudaMemcpyArrayToArray)
+#define cudaMemcpy2DToArrayAsync		UVM_RT_PTSZ(cudaMemcpy2DToArrayAsync)
+#define cudaMemcpy2DFromArrayAsync		UVM_RT_PTSZ(cudaMemcpy2DFromArrayAsync)
+#define cudaMemcpyToArrayAsync			UVM_RT_PTSZ(cudaMemcpyToArrayAsync)
+#define cudaMemcpyFromArrayAsync		UVM_RT_PTSZ(cudaMemcpyFromArrayAsync)
 #define cudaMemcpyToSymbol			UVM_RT_PTDS(cudaMemcpyToSymbol)
 #define cudaMemcpyFromSymbol			UVM_RT_PTDS(cudaMemcpyFromSymbol)
 #define cudaMemcpyToSymbolAsync			UVM_RT_PTSZ(cudaMemcpyToSymbolAsync)
@@ -151,6 +161,85 @@ cudaError_t CUDARTAPI cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int valu
 cudaError_t CUDARTAPI cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
 					struct cudaExtent extent,
 					cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+
+/* CUDA arrays. */
+struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z, int w,
+							     enum cudaChannelFormatKind f)
+	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+				      size_t width, size_t height UVM_RT_DEFAULT(0),
+				      unsigned int flags UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMalloc3DArray(cudaArray_t *array,
+					const struct cudaChannelFormatDesc *desc,
+					struct cudaExtent extent,
+					unsigned int flags UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
+					       const struct cudaChannelFormatDesc *desc,
+					       struct cudaExtent extent, unsigned int numLevels,
+					       unsigned int flags UVM_RT_DEFAULT(0))
+	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaFreeArray(cudaArray_t array) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent,
+				       unsigned int *flags, cudaArray_t array) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray,
+					unsigned int planeIdx) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetMipmappedArrayLevel(cudaArray_t *levelArray,
+						 cudaMipmappedArray_const_t mipmappedArray,
+						 unsigned int level) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements,
+						     cudaArray_t array, int device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMipmappedArrayGetMemoryRequirements(
+	struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap,
+	int device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties,
+						   cudaArray_t array) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMipmappedArrayGetSparseProperties(
+	struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+					  const void *src, size_t spitch, size_t width,
+					  size_t height, enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+					    size_t wOffset, size_t hOffset, size_t width,
+					    size_t height, enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst,
+					       size_t hOffsetDst, cudaArray_const_t src,
+					       size_t wOffsetSrc, size_t hOffsetSrc, size_t width,
+					       size_t height,
+					       enum cudaMemcpyKind kind UVM_RT_DEFAULT(cudaMemcpyDeviceToDevice))
+	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+					       const void *src, size_t spitch, size_t width,
+					       size_t height, enum cudaMemcpyKind kind,
+					       cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
+						 size_t wOffset, size_t hOffset, size_t width,
+						 size_t height, enum cudaMemcpyKind kind,
+						 cudaStream_t stream UVM_RT_DEFAULT(0))
+	UVM_RT_NOEXCEPT;
+/* Deprecated by CUDA, still exported: count bytes from (wOffset, hOffset)
+ * on, row after row. */
+cudaError_t CUDARTAPI cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+					const void *src, size_t count,
+					enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+					  size_t hOffset, size_t count,
+					  enum cudaMemcpyKind kind) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst,
+					     size_t hOffsetDst, cudaArray_const_t src,
+					     size_t wOffsetSrc, size_t hOffsetSrc, size_t count,
+					     enum cudaMemcpyKind kind UVM_RT_DEFAULT(cudaMemcpyDeviceToDevice))
+	UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+					     const void *src, size_t count,
+					     enum cudaMemcpyKind kind,
+					     cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset,
+					       size_t hOffset, size_t count,
+					       enum cudaMemcpyKind kind,
+					       cudaStream_t stream UVM_RT_DEFAULT(0)) UVM_RT_NOEXCEPT;
+
 cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
 				    enum cudaMemoryAdvise advice,

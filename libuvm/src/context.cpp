@@ -32,6 +32,7 @@ void context_release_resources(Context *ctx)
 			free_allocation(it);
 		it = next;
 	}
+	release_context_arrays(ctx);
 	for (Stream *st : ctx->streams) {
 		s.known_streams.erase(st);
 		delete st;

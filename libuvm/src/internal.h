@@ -283,8 +283,10 @@ struct Allocation {
 	Chunk *chunk = nullptr;		/* the mapping; registered memory: none */
 	Context *ctx = nullptr;
 	bool sync_memops = true;	/* managed memory starts with it set */
-	bool symbol = false;		/* a device variable's instance (symbol.cpp):
-					 * freed with its context, never by cuMemFree */
+	bool internal = false;		/* the library's own: a device variable's
+					 * instance (symbol.cpp), a CUDA array's
+					 * storage (array.cpp); freed with its owner
+					 * or its context, never by cuMemFree */
 	IntervalMap last_prefetch;	/* the locations prefetches named */
 	/* VMM memory: what UVM_IOC_MEM_QUERY says about the pointer. */
 	uint32_t handle_types = 0;	/* ALLOWED_HANDLE_TYPES */
@@ -505,6 +507,20 @@ CUresult memcpy_kind_roles(int kind, Role *dr, Role *sr);
 CUresult alloc_pitched(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t rows);
 CUresult runtime_copy_box(BoxRequest q, int kind, CUstream h, bool ptds, bool async);
 CUresult runtime_set_box(BoxRequest q, int value, CUstream h, bool ptds, bool async);
+
+/* CUDA arrays (array.cpp).  array_side(): the side of a copy in an array,
+ * the box of width bytes x height rows x depth slices at (x bytes, y, z),
+ * which must lie in the array (CUDA_ERROR_INVALID_VALUE), the array live
+ * (CUDA_ERROR_INVALID_HANDLE).  array_element_size(): bytes per element.
+ * Both take State::mu; release_context_arrays() runs under it. */
+CUresult array_side(CUarray a, uint64_t x, uint64_t y, uint64_t z, uint64_t width,
+		    uint64_t height, uint64_t depth, BoxSide *side);
+CUresult array_element_size(CUarray a, uint64_t *elem);
+/* The runtime's kind of a copy with an array side: CUDA_SUCCESS, or
+ * cudaErrorInvalidMemcpyDirection's number where it names the array host
+ * memory. */
+CUresult array_copy_kind(int kind, bool dst_array, bool src_array);
+void release_context_arrays(Context *ctx);
 
 /* The runtime (runtime.cpp): make a failing result the thread's last error;
  * initialise the driver and give the thread its runtime context. */

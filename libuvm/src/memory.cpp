@@ -564,11 +564,12 @@ extern "C" CUresult cuMemFree_v2(CUdeviceptr dptr) noexcept
 		if (CUresult r = current_context(&ctx))
 			return r;
 		/* Managed and device memory only: host memory has its own
-		 * calls (probe_devmem.txt "dm.memfree.host"); a device
-		 * variable's instance goes with its context. */
+		 * calls (probe_devmem.txt "dm.memfree.host"); the library's
+		 * own memory (a device variable's instance, an array's
+		 * storage) goes with its owner. */
 		auto freeable = [dptr]() {
 			auto it = state().allocations.find(dptr);
-			return it != state().allocations.end() && !it->second.symbol &&
+			return it != state().allocations.end() && !it->second.internal &&
 			       (it->second.kind == Kind::managed || it->second.kind == Kind::device);
 		};
 		{

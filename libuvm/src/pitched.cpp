@@ -11,8 +11,9 @@
  * whole box as one job (UVM_IOC_COPY_3D, UVM_IOC_MEMSET_3D).  Memory types:
  * CU_MEMORYTYPE_HOST and CU_MEMORYTYPE_UNIFIED sides may be any memory
  * (unified addressing), CU_MEMORYTYPE_DEVICE sides must be memory a GPU can
- * use, as the 1D forms decide.  CUDA arrays are not implemented: an array
- * side is refused as an invalid value.
+ * use, as the 1D forms decide.  A CU_MEMORYTYPE_ARRAY side is (XInBytes, Y,
+ * Z) of the array, the box inside it (array.cpp); its pitch fields are
+ * ignored ("arr.cu.copy2d.h2a.dstpitch_ignored").
  *
  * Pitch: a pitched allocation's rows are rounded up to kPitchAlignment bytes
  * and its base is aligned to it, which is what NVIDIA's driver hands out.
@@ -66,7 +67,7 @@ CUresult side_of(const Desc &d, bool three_d, BoxSide *out)
 		base = d.device;
 		out->role = Role::any;
 		break;
-	default:	/* CU_MEMORYTYPE_ARRAY: no CUDA arrays yet */
+	default:	/* CU_MEMORYTYPE_ARRAY: box_of() asks array.cpp */
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	if (d.lod || d.pitch > kMaxPitch)
@@ -105,22 +106,39 @@ CUresult layout_check(const Desc &d, size_t width, size_t height, size_t depth, 
 	return CUDA_SUCCESS;
 }
 
+/*
+ * An array side: the box lies in the array, at level 0 ("arr.cu.copy3d.a2a.srclod1");
+ * a missing or destroyed array is an invalid value.
+ */
+CUresult array_side_of(const Desc &d, size_t width, size_t height, size_t depth, BoxSide *out)
+{
+	if (d.lod)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = array_side(d.array, d.x, d.y, d.z, width, height, depth, out);
+	return r == CUDA_ERROR_INVALID_HANDLE ? CUDA_ERROR_INVALID_VALUE : r;
+}
+
 /* A CUDA_MEMCPY2D/3D request onto a box; the pitches must hold a row. */
 CUresult box_of(const Desc &src, const Desc &dst, size_t width, size_t height, size_t depth,
 		bool three_d, BoxRequest *q)
 {
-	if (CUresult r = side_of(src, three_d, &q->src))
+	const bool sa = src.type == CU_MEMORYTYPE_ARRAY, da = dst.type == CU_MEMORYTYPE_ARRAY;
+
+	if (CUresult r = sa ? array_side_of(src, width, height, depth, &q->src) :
+			 side_of(src, three_d, &q->src))
 		return r;
-	if (CUresult r = side_of(dst, three_d, &q->dst))
+	if (CUresult r = da ? array_side_of(dst, width, height, depth, &q->dst) :
+			 side_of(dst, three_d, &q->dst))
 		return r;
 	q->width = width;
 	q->height = height;
 	q->depth = depth;
 	if (!width || !height || !depth)
 		return CUDA_SUCCESS;
-	if (CUresult r = layout_check(src, width, height, depth, three_d, &q->src))
-		return r;
-	return layout_check(dst, width, height, depth, three_d, &q->dst);
+	if (!sa)
+		if (CUresult r = layout_check(src, width, height, depth, three_d, &q->src))
+			return r;
+	return da ? CUDA_SUCCESS : layout_check(dst, width, height, depth, three_d, &q->dst);
 }
 
 Desc src_of(const CUDA_MEMCPY2D &c)

@@ -488,8 +488,9 @@ extern "C" cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t coun
  * Pitched memory, 2D and 3D copies and sets, peer copies.  The rows of a
  * pitched allocation are rounded up to the pitch alignment (pitched.cpp);
  * a pitch narrower than the row is cudaErrorInvalidPitchValue; a zero
- * dimension copies or sets nothing and succeeds.  CUDA arrays do not exist
- * yet: a copy naming one is cudaErrorInvalidValue.
+ * dimension copies or sets nothing and succeeds.  A side of cudaMemcpy3D may
+ * be a CUDA array (array.cpp): its position, and the extent, count its
+ * elements.
  */
 namespace uvm {
 namespace {
@@ -528,41 +529,71 @@ CUresult memcpy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
 }
 
 /*
- * One side of a cudaMemcpy3DParms: the first byte of the box; a box of
- * several slices must have its last slice whole in the allocation
- * ("pitch.err.rt3d.fits_lastrow").
+ * One side of a cudaMemcpy3DParms: the first byte of the box, @width bytes
+ * wide; a box of several slices must have its last slice whole in the
+ * allocation ("pitch.err.rt3d.fits_lastrow").  An array side counts its
+ * position in its elements (of @elem bytes), and the box must lie in it
+ * ("arr.oob.3d.*"); it may not also name a pointer ("arr.copy.3d.src_array_and_ptr").
  */
-bool side_3d(cudaArray_t array, const struct cudaPos &pos, const struct cudaPitchedPtr &ptr,
-	     const struct cudaExtent &e, BoxSide *side)
+CUresult side_3d(cudaArray_const_t array, const struct cudaPos &pos,
+		 const struct cudaPitchedPtr &ptr, const struct cudaExtent &e, uint64_t width,
+		 BoxSide *side)
 {
-	if (array)
-		return false;
+	if (array) {
+		CUarray a = reinterpret_cast<CUarray>(const_cast<cudaArray *>(array));
+		uint64_t elem, x;
+
+		if (ptr.ptr)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = array_element_size(a, &elem))
+			return r;
+		if (__builtin_mul_overflow(static_cast<uint64_t>(pos.x), elem, &x))
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_side(a, x, pos.y, pos.z, width, e.height, e.depth, side);
+	}
 	side->pitch = ptr.pitch;
 	side->slice_pitch = ptr.pitch * ptr.ysize;
 	side->addr = reinterpret_cast<uintptr_t>(ptr.ptr) + pos.z * side->slice_pitch +
 		     pos.y * ptr.pitch + pos.x;
 	if (e.depth > 1 && ptr.ysize >= pos.y)
 		side->extent = e.depth * side->slice_pitch - pos.y * ptr.pitch - pos.x;
-	return true;
+	return CUDA_SUCCESS;
 }
 
 CUresult box_3d(cudaArray_t sa, const struct cudaPos &sp, const struct cudaPitchedPtr &s,
 		cudaArray_t da, const struct cudaPos &dp, const struct cudaPitchedPtr &d,
 		const struct cudaExtent &e, BoxRequest *q)
 {
-	if (!side_3d(sa, sp, s, e, &q->src) || !side_3d(da, dp, d, e, &q->dst))
+	uint64_t elem = 1, width;
+
+	/* The extent counts the elements of the array taking part, if any. */
+	if (sa || da) {
+		if (CUresult r = array_element_size(reinterpret_cast<CUarray>(sa ? sa : da), &elem))
+			return r;
+	}
+	if (__builtin_mul_overflow(static_cast<uint64_t>(e.width), elem, &width))
 		return CUDA_ERROR_INVALID_VALUE;
-	q->width = e.width;
+	if (CUresult r = side_3d(sa, sp, s, e, width, &q->src))
+		return r;
+	if (CUresult r = side_3d(da, dp, d, e, width, &q->dst))
+		return r;
+	q->width = width;
 	q->height = e.height;
 	q->depth = e.depth;
 	if (!e.width || !e.height || !e.depth)
 		return CUDA_SUCCESS;
 	/* "pitch.err.rt3d.spitch_lt_w", "...sheight_lt_h", "...sx_beyond_pitch" */
-	if ((e.height > 1 || e.depth > 1) && (s.pitch < e.width || d.pitch < e.width))
-		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
-	if (e.depth > 1 && (s.ysize < e.height || d.ysize < e.height))
-		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
-	if (sp.x + e.width > s.pitch || dp.x + e.width > d.pitch)
+	for (int i = 0; i < 2; i++) {
+		const struct cudaPitchedPtr &p = i ? d : s;
+
+		if (i ? da : sa)
+			continue;
+		if ((e.height > 1 || e.depth > 1) && p.pitch < width)
+			return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+		if (e.depth > 1 && p.ysize < e.height)
+			return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	}
+	if ((!sa && sp.x + width > s.pitch) || (!da && dp.x + width > d.pitch))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
@@ -575,6 +606,8 @@ CUresult memcpy_3d(const struct cudaMemcpy3DParms *p, CUstream h, bool ptds, boo
 		return CUDA_ERROR_INVALID_VALUE;
 	if (CUresult r = box_3d(p->srcArray, p->srcPos, p->srcPtr, p->dstArray, p->dstPos,
 				p->dstPtr, p->extent, &q))
+		return r;
+	if (CUresult r = array_copy_kind(p->kind, p->dstArray, p->srcArray))
 		return r;
 	return runtime_copy_box(q, p->kind, h, ptds, async);
 }

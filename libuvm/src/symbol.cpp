@@ -155,7 +155,7 @@ CUresult make_instance(Var &v, Context *ctx, uint64_t *out)
 		if (int r = alloc_device(ctx->device, v.size, ctx, &in.base))
 			return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
 		Allocation &a = state().allocations.at(in.base);
-		a.symbol = true;
+		a.internal = true;
 		in.buffer_id = a.buffer_id;
 	}
 	CUresult r = runtime_memcpy(reinterpret_cast<void *>(in.base), v.init.data(), v.size,

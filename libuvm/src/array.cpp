@@ -1,0 +1,1336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * array.cpp - CUDA arrays and mipmapped arrays of the driver and runtime APIs
+ * (cuArrayCreate ... cuMipmappedArrayDestroy, cudaMallocArray ...
+ * cudaFreeMipmappedArray), multi-planar (NV12) arrays and their planes, and
+ * the copies to, from and between arrays: the array sides of cuMemcpy2D/3D
+ * and cudaMemcpy3D (pitched.cpp, runtime.cpp use array_side()), the linear
+ * forms (cuMemcpyHtoA ..., cudaMemcpyToArray ...) and the runtime's 2D forms
+ * (cudaMemcpy2DToArray ...).
+ *
+ * Layout.  An array is opaque to its user; libuvm keeps it in device memory
+ * of the creating context's GPU (one allocation, cuMemAlloc's), row after
+ * row without padding: the pitch of a row is its width in elements times
+ * the element size, a slice (or layer, or cubemap face) is height rows.  A
+ * block-compressed format's element is a 4x4 block of texels (8 or 16
+ * bytes), so its rows are rows of blocks.  An NV12 array is its two planes
+ * one after the other: the luma plane (width x height bytes) and the
+ * chroma plane (width/2 x height/2 pairs of bytes).  A mipmapped array is
+ * its levels one after the other, each laid out as an array.  Every copy
+ * is then one box of the copy engine (copy.cpp), so the checks, the
+ * ordering and the waiting of the other copies apply.
+ *
+ * Validation follows NVIDIA's driver (tests/real-driver/results/probe_array.txt,
+ * "arr.*"): the formats and channel counts each API accepts, the limits
+ * of each dimension (the maxima H100 and H200 report), the flags, the
+ * bounds of every copy.  Where NVIDIA's driver crashes on a destroyed or
+ * made-up handle ("arr.destroy_twice", "arr.use_after_free"), libuvm answers
+ * CUDA_ERROR_INVALID_HANDLE (cudaErrorInvalidResourceHandle).
+ *
+ * Not supported: sparse and deferred-mapping arrays (their memory comes
+ * from cuMemMapArrayAsync, with tiles smaller than the driver's 2 MiB
+ * mapping granule): creating one answers CUDA_ERROR_NOT_SUPPORTED and the
+ * device attributes say so; the multi-planar formats other than NV12.
+ *
+ * Locking: the tables of arrays are State::mu's; a destroyed context takes
+ * its arrays with it (release_context_arrays()).
+ */
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "internal.h"
+
+namespace uvm {
+namespace {
+
+/* The largest dimensions (NVIDIA's H100/H200, "arr.devattr.*", "arr.dims.*"). */
+constexpr uint64_t kMax1D = 131072;
+constexpr uint64_t kMax2DWidth = 131072, kMax2DHeight = 65536;
+constexpr uint64_t kMax3D = 16384;
+constexpr uint64_t kMax3DAltWidth = 8192, kMax3DAltDepth = 32768;	/* "3d.maxd1" */
+constexpr uint64_t kMaxLayeredWidth = 32768, kMaxLayers = 2048;
+constexpr uint64_t kMaxCubemapWidth = 32768, kMaxCubemapLayers = 2046;
+constexpr uint64_t kMaxGatherWidth = 32768;
+
+/* Flags cuArray3DCreate accepts: the documented ones it implements, and the
+ * top bit, which NVIDIA's driver accepts and reports back
+ * ("arr.cu.create3d.flag0x80000000"). */
+constexpr unsigned int kKnownFlags = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
+				     CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_TEXTURE_GATHER |
+				     CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING |
+				     CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | 0x80000000u;
+
+/* The runtime's channel kinds whose formats have a fixed channel layout. */
+struct FixedFormat {
+	int kind;			/* enum cudaChannelFormatKind */
+	CUarray_format format;
+	int x, y, z, w;			/* bits per channel */
+	unsigned int channels;
+	unsigned int elem;		/* bytes per element (block) */
+	bool block;			/* 4x4 texels per element */
+};
+
+const FixedFormat kFixed[] = {
+	{ cudaChannelFormatKindUnsignedNormalized8X1, CU_AD_FORMAT_UNORM_INT8X1, 8, 0, 0, 0, 1, 1, false },
+	{ cudaChannelFormatKindUnsignedNormalized8X2, CU_AD_FORMAT_UNORM_INT8X2, 8, 8, 0, 0, 2, 2, false },
+	{ cudaChannelFormatKindUnsignedNormalized8X4, CU_AD_FORMAT_UNORM_INT8X4, 8, 8, 8, 8, 4, 4, false },
+	{ cudaChannelFormatKindUnsignedNormalized16X1, CU_AD_FORMAT_UNORM_INT16X1, 16, 0, 0, 0, 1, 2, false },
+	{ cudaChannelFormatKindUnsignedNormalized16X2, CU_AD_FORMAT_UNORM_INT16X2, 16, 16, 0, 0, 2, 4, false },
+	{ cudaChannelFormatKindUnsignedNormalized16X4, CU_AD_FORMAT_UNORM_INT16X4, 16, 16, 16, 16, 4, 8, false },
+	{ cudaChannelFormatKindSignedNormalized8X1, CU_AD_FORMAT_SNORM_INT8X1, 8, 0, 0, 0, 1, 1, false },
+	{ cudaChannelFormatKindSignedNormalized8X2, CU_AD_FORMAT_SNORM_INT8X2, 8, 8, 0, 0, 2, 2, false },
+	{ cudaChannelFormatKindSignedNormalized8X4, CU_AD_FORMAT_SNORM_INT8X4, 8, 8, 8, 8, 4, 4, false },
+	{ cudaChannelFormatKindSignedNormalized16X1, CU_AD_FORMAT_SNORM_INT16X1, 16, 0, 0, 0, 1, 2, false },
+	{ cudaChannelFormatKindSignedNormalized16X2, CU_AD_FORMAT_SNORM_INT16X2, 16, 16, 0, 0, 2, 4, false },
+	{ cudaChannelFormatKindSignedNormalized16X4, CU_AD_FORMAT_SNORM_INT16X4, 16, 16, 16, 16, 4, 8, false },
+	{ cudaChannelFormatKindUnsignedBlockCompressed1, CU_AD_FORMAT_BC1_UNORM, 8, 8, 8, 8, 4, 8, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed1SRGB, CU_AD_FORMAT_BC1_UNORM_SRGB, 8, 8, 8, 8, 4, 8, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed2, CU_AD_FORMAT_BC2_UNORM, 8, 8, 8, 8, 4, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed2SRGB, CU_AD_FORMAT_BC2_UNORM_SRGB, 8, 8, 8, 8, 4, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed3, CU_AD_FORMAT_BC3_UNORM, 8, 8, 8, 8, 4, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed3SRGB, CU_AD_FORMAT_BC3_UNORM_SRGB, 8, 8, 8, 8, 4, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed4, CU_AD_FORMAT_BC4_UNORM, 8, 0, 0, 0, 1, 8, true },
+	{ cudaChannelFormatKindSignedBlockCompressed4, CU_AD_FORMAT_BC4_SNORM, 8, 0, 0, 0, 1, 8, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed5, CU_AD_FORMAT_BC5_UNORM, 8, 8, 0, 0, 2, 16, true },
+	{ cudaChannelFormatKindSignedBlockCompressed5, CU_AD_FORMAT_BC5_SNORM, 8, 8, 0, 0, 2, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed6H, CU_AD_FORMAT_BC6H_UF16, 16, 16, 16, 0, 3, 16, true },
+	{ cudaChannelFormatKindSignedBlockCompressed6H, CU_AD_FORMAT_BC6H_SF16, 16, 16, 16, 0, 3, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed7, CU_AD_FORMAT_BC7_UNORM, 8, 8, 8, 8, 4, 16, true },
+	{ cudaChannelFormatKindUnsignedBlockCompressed7SRGB, CU_AD_FORMAT_BC7_UNORM_SRGB, 8, 8, 8, 8, 4, 16, true },
+	{ cudaChannelFormatKindUnsignedNormalized1010102, CU_AD_FORMAT_UNORM_INT_101010_2, 10, 10, 10, 2, 4, 4, false },
+};
+
+const FixedFormat *fixed_format(CUarray_format f)
+{
+	for (const FixedFormat &x : kFixed)
+		if (x.format == f)
+			return &x;
+	return nullptr;
+}
+
+/* Bytes per channel of the formats of 1, 2 or 4 channels of one type; 0
+ * for other formats. */
+unsigned int channel_bytes(CUarray_format f)
+{
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8:
+		return 1;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF:
+		return 2;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * struct Layout - what an array is and where its bytes are.
+ */
+struct Layout {
+	CUarray_format format = CU_AD_FORMAT_UNSIGNED_INT8;
+	unsigned int channels = 1;
+	uint64_t width = 0, height = 0, depth = 0;	/* as described (texels) */
+	unsigned int flags = 0;
+	uint64_t elem = 1;		/* bytes per element */
+	uint64_t cols = 0, rows = 0, slices = 0;	/* elements, at least 1 */
+	uint64_t offset = 0;		/* of the first byte in the storage */
+
+	uint64_t pitch() const { return cols * elem; }
+	uint64_t slice_pitch() const { return pitch() * rows; }
+	uint64_t bytes() const { return slice_pitch() * slices; }
+};
+
+struct Mipmap;
+
+/**
+ * struct Array - a CUDA array, a plane of one, or a level of a mipmapped
+ * array.  Planes and levels share their owner's storage and go with it.
+ */
+struct Array {
+	Layout l;
+	Context *ctx = nullptr;
+	uint64_t base = 0;		/* the storage allocation */
+	Array *owner = nullptr;		/* a plane: its array */
+	Mipmap *mipmap = nullptr;	/* a level: its mipmapped array */
+	std::vector<std::unique_ptr<Array>> planes;	/* NV12: luma, chroma */
+};
+
+/** struct Mipmap - a mipmapped array: its levels in one allocation. */
+struct Mipmap {
+	Layout l;			/* level 0 */
+	Context *ctx = nullptr;
+	uint64_t base = 0;
+	std::vector<std::unique_ptr<Array>> levels;
+};
+
+/* The arrays and mipmapped arrays the library made (State::mu). */
+struct Tables {
+	std::unordered_map<Array *, std::unique_ptr<Array>> arrays;	/* created */
+	std::unordered_map<Array *, Array *> all;	/* created, planes, levels */
+	std::unordered_map<Mipmap *, std::unique_ptr<Mipmap>> mipmaps;
+};
+
+Tables &tables()
+{
+	static Tables t;
+
+	return t;
+}
+
+/* A live array (State::mu held), or nullptr. */
+Array *find_array(const void *h)
+{
+	auto it = tables().all.find(static_cast<Array *>(const_cast<void *>(h)));
+
+	return it == tables().all.end() ? nullptr : it->second;
+}
+
+Mipmap *find_mipmap(const void *h)
+{
+	auto it = tables().mipmaps.find(static_cast<Mipmap *>(const_cast<void *>(h)));
+
+	return it == tables().mipmaps.end() ? nullptr : it->second.get();
+}
+
+/**
+ * layout_of() - check a descriptor and lay the array out
+ * @d:		the descriptor (Depth 0 for a 2D descriptor)
+ * @l:		out
+ *
+ * Return: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE, or
+ * CUDA_ERROR_NOT_SUPPORTED for sparse and deferred-mapping arrays.
+ */
+CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
+{
+	const uint64_t w = d.Width, h = d.Height, z = d.Depth;
+	const unsigned int f = d.Flags;
+	const bool layered = f & CUDA_ARRAY3D_LAYERED, cube = f & CUDA_ARRAY3D_CUBEMAP;
+	const FixedFormat *fixed = fixed_format(d.Format);
+	unsigned int block = 1;
+
+	*l = {};
+	l->format = d.Format;
+	l->channels = d.NumChannels;
+	l->width = w;
+	l->height = h;
+	l->depth = z;
+	l->flags = f;
+	if (d.Format == CU_AD_FORMAT_NV12) {
+		/* "arr.planar.nv12.*": 3 channels, 2D, even, for video */
+		if (d.NumChannels != 3 || !(f & CUDA_ARRAY3D_VIDEO_ENCODE_DECODE) || !h || z ||
+		    (f & ~(CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | 0x80000000u)) || (w & 1) || (h & 1))
+			return CUDA_ERROR_INVALID_VALUE;
+		l->elem = 1;
+	} else if (unsigned int cb = channel_bytes(d.Format)) {
+		if (d.NumChannels != 1 && d.NumChannels != 2 && d.NumChannels != 4)
+			return CUDA_ERROR_INVALID_VALUE;
+		l->elem = cb * d.NumChannels;
+	} else if (fixed && fixed->channels == d.NumChannels) {
+		l->elem = fixed->elem;
+		block = fixed->block ? 4 : 1;
+	} else {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+
+	/* Flags: unknown ones, depth textures and color attachments
+	 * ("create3d.depth_texture.*", ".color_attachment", ".flag0x200"). */
+	if (f & ~kKnownFlags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!w)
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((f & CUDA_ARRAY3D_SPARSE) && (f & CUDA_ARRAY3D_DEFERRED_MAPPING))
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((f & CUDA_ARRAY3D_SPARSE) && !h)	/* "create3d.sparse1d" */
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((f & CUDA_ARRAY3D_TEXTURE_GATHER) && (!h || z || layered || cube ||
+						  w > kMaxGatherWidth || h > kMaxGatherWidth))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (cube) {
+		if (w != h || w > kMaxCubemapWidth || !z || z % 6 ||
+		    (!layered && z != 6) || (layered && z > kMaxCubemapLayers))
+			return CUDA_ERROR_INVALID_VALUE;
+	} else if (layered) {
+		if (!z || z > kMaxLayers || w > kMaxLayeredWidth || h > kMaxLayeredWidth)
+			return CUDA_ERROR_INVALID_VALUE;
+	} else if (!h) {
+		if (z || w > kMax1D)
+			return CUDA_ERROR_INVALID_VALUE;
+	} else if (!z) {
+		if (w > kMax2DWidth || h > kMax2DHeight)
+			return CUDA_ERROR_INVALID_VALUE;
+	} else if (!(w <= kMax3D && h <= kMax3D && z <= kMax3D) &&
+		   !(w <= kMax3DAltWidth && h <= kMax3DAltWidth && z <= kMax3DAltDepth)) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (f & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
+		return CUDA_ERROR_NOT_SUPPORTED;
+
+	l->cols = (w + block - 1) / block;
+	l->rows = h ? (h + block - 1) / block : 1;
+	l->slices = z ? z : 1;
+	if (d.Format == CU_AD_FORMAT_NV12)	/* luma rows, then chroma rows */
+		l->rows = h + h / 2;
+	return CUDA_SUCCESS;
+}
+
+/* The layout of mipmap level @n of @l0 (its storage follows @offset). */
+Layout level_layout(const Layout &l0, unsigned int n, uint64_t offset)
+{
+	Layout l = l0;
+	const bool layers = l0.flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
+	const uint64_t block = l0.cols < l0.width ? 4 : 1;
+
+	auto shrink = [n](uint64_t v) { return v ? std::max<uint64_t>(1, v >> n) : 0; };
+	l.width = shrink(l0.width);
+	l.height = shrink(l0.height);
+	if (!layers)
+		l.depth = shrink(l0.depth);
+	l.cols = (l.width + block - 1) / block;
+	l.rows = l.height ? (l.height + block - 1) / block : 1;
+	l.slices = l.depth ? l.depth : 1;
+	l.offset = offset;
+	return l;
+}
+
+/* Levels a mipmapped array of @l0 has when @asked are asked for. */
+unsigned int level_count(const Layout &l0, unsigned int asked)
+{
+	const bool layers = l0.flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
+	uint64_t m = std::max(l0.width, l0.height);
+	unsigned int n = 1;
+
+	if (!layers)
+		m = std::max(m, l0.depth);
+	while (m >>= 1)
+		n++;
+	return std::min(std::max(asked, 1u), n);
+}
+
+/* Device memory for @bytes of arrays in @ctx (State::mu held). */
+CUresult alloc_storage(Context *ctx, uint64_t bytes, uint64_t *base)
+{
+	if (!driver_has_copy_3d())
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (int r = alloc_device(ctx->device, bytes, ctx, base))
+		return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
+	state().allocations.at(*base).internal = true;
+	return CUDA_SUCCESS;
+}
+
+void free_storage(uint64_t base)
+{
+	auto it = state().allocations.find(base);
+
+	if (it != state().allocations.end())
+		free_allocation(it);
+}
+
+/* Register an array and its planes under their handles. */
+void register_array(Array *a)
+{
+	tables().all[a] = a;
+	for (auto &p : a->planes)
+		tables().all[p.get()] = p.get();
+}
+
+void forget_array(Array *a)
+{
+	for (auto &p : a->planes)
+		tables().all.erase(p.get());
+	tables().all.erase(a);
+}
+
+/* The two planes of an NV12 array. */
+void make_planes(Array *a)
+{
+	const uint64_t w = a->l.width, h = a->l.height;
+	Layout y = a->l, uv = a->l;
+
+	y.format = uv.format = CU_AD_FORMAT_UNSIGNED_INT8;
+	y.channels = 1;
+	y.elem = 1;
+	y.cols = w;
+	y.rows = h;
+	uv.channels = 2;
+	uv.elem = 2;
+	uv.width = uv.cols = w / 2;
+	uv.height = uv.rows = h / 2;
+	uv.offset = a->l.offset + w * h;
+	for (const Layout &pl : { y, uv }) {
+		auto p = std::make_unique<Array>();
+
+		p->l = pl;
+		p->ctx = a->ctx;
+		p->base = a->base;
+		p->owner = a;
+		a->planes.push_back(std::move(p));
+	}
+}
+
+CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	Context *ctx;
+	Layout l;
+
+	if (CUresult r = current_context(&ctx))
+		return r;
+	if (!out || !d)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = layout_of(*d, &l))
+		return r;
+	uint64_t bytes;
+	if (__builtin_mul_overflow(l.cols * l.elem, l.rows, &bytes) ||
+	    __builtin_mul_overflow(bytes, l.slices, &bytes))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	auto a = std::make_unique<Array>();
+	a->l = l;
+	a->ctx = ctx;
+	std::lock_guard<std::mutex> lock(state().mu);
+	if (CUresult r = alloc_storage(ctx, bytes, &a->base))
+		return r;
+	if (l.format == CU_AD_FORMAT_NV12)
+		make_planes(a.get());
+	Array *p = a.get();
+	register_array(p);
+	tables().arrays[p] = std::move(a);
+	*out = reinterpret_cast<CUarray>(p);
+	return CUDA_SUCCESS;
+}
+
+/* cuArrayDestroy, cudaFreeArray: the array's queued copies finish first. */
+CUresult destroy_array(CUarray h)
+{
+	{
+		std::lock_guard<std::mutex> lock(state().mu);
+		Array *a = find_array(h);
+
+		if (!a)
+			return CUDA_ERROR_INVALID_HANDLE;
+		/* Planes and levels go with their owner ("arr.levelfree"). */
+		if (a->owner || a->mipmap)
+			return CUDA_SUCCESS;
+	}
+	wait_all();
+	std::lock_guard<std::mutex> lock(state().mu);
+	auto it = tables().arrays.find(reinterpret_cast<Array *>(h));
+	if (it == tables().arrays.end())
+		return CUDA_ERROR_INVALID_HANDLE;
+	forget_array(it->first);
+	free_storage(it->second->base);
+	tables().arrays.erase(it);
+	return CUDA_SUCCESS;
+}
+
+void descriptor3d(const Layout &l, CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	*d = {};
+	d->Width = l.width;
+	d->Height = l.height;
+	d->Depth = l.depth;
+	d->Format = l.format;
+	d->NumChannels = l.channels;
+	d->Flags = l.flags;
+}
+
+/* The runtime's description of a format. */
+struct cudaChannelFormatDesc channel_desc(CUarray_format f, unsigned int n)
+{
+	struct cudaChannelFormatDesc d = {};
+	int bits = static_cast<int>(channel_bytes(f)) * 8;
+
+	if (const FixedFormat *x = fixed_format(f))
+		return { x->x, x->y, x->z, x->w, static_cast<enum cudaChannelFormatKind>(x->kind) };
+	if (f == CU_AD_FORMAT_NV12)
+		return { 8, 8, 8, 0, cudaChannelFormatKindNV12 };
+	d.f = f == CU_AD_FORMAT_HALF || f == CU_AD_FORMAT_FLOAT ? cudaChannelFormatKindFloat :
+	      f >= CU_AD_FORMAT_SIGNED_INT8 ? cudaChannelFormatKindSigned :
+	      cudaChannelFormatKindUnsigned;
+	d.x = bits;
+	d.y = n >= 2 ? bits : 0;
+	d.z = n >= 3 ? bits : 0;
+	d.w = n >= 4 ? bits : 0;
+	return d;
+}
+
+/**
+ * format_of_desc() - the format and channels of a runtime description
+ * @d:		the description
+ * @f:		out
+ * @n:		out: channels
+ *
+ * Return: CUDA_SUCCESS; cudaErrorInvalidChannelDescriptor's number for a
+ * description of no format ("arr.chan.*"); CUDA_ERROR_INVALID_VALUE for
+ * NV12, which only the driver API creates ("arr.chan.nv12").
+ */
+CUresult format_of_desc(const struct cudaChannelFormatDesc &d, CUarray_format *f,
+			unsigned int *n)
+{
+	const auto bad = static_cast<CUresult>(cudaErrorInvalidChannelDescriptor);
+
+	if (d.f == cudaChannelFormatKindNV12)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (const FixedFormat &x : kFixed) {
+		if (x.kind != d.f)
+			continue;
+		if (d.x != x.x || d.y != x.y || d.z != x.z || d.w != x.w)
+			return bad;
+		*f = x.format;
+		*n = x.channels;
+		return CUDA_SUCCESS;
+	}
+	if (d.f != cudaChannelFormatKindSigned && d.f != cudaChannelFormatKindUnsigned &&
+	    d.f != cudaChannelFormatKindFloat)
+		return bad;
+	/* 1, 2 or 4 channels of 8, 16 or 32 bits (floats of 16 or 32) */
+	const int b = d.x;
+	unsigned int c = d.w ? 4 : d.z ? 3 : d.y ? 2 : 1;
+	if ((c == 3) || (d.y && d.y != b) || (d.z && d.z != b) || (d.w && d.w != b) ||
+	    (c == 4 && (!d.y || !d.z)) || (c == 2 && d.z))
+		return bad;
+	switch (b) {
+	case 8:
+		if (d.f == cudaChannelFormatKindFloat)
+			return bad;
+		*f = d.f == cudaChannelFormatKindSigned ? CU_AD_FORMAT_SIGNED_INT8 :
+		     CU_AD_FORMAT_UNSIGNED_INT8;
+		break;
+	case 16:
+		*f = d.f == cudaChannelFormatKindFloat ? CU_AD_FORMAT_HALF :
+		     d.f == cudaChannelFormatKindSigned ? CU_AD_FORMAT_SIGNED_INT16 :
+		     CU_AD_FORMAT_UNSIGNED_INT16;
+		break;
+	case 32:
+		*f = d.f == cudaChannelFormatKindFloat ? CU_AD_FORMAT_FLOAT :
+		     d.f == cudaChannelFormatKindSigned ? CU_AD_FORMAT_SIGNED_INT32 :
+		     CU_AD_FORMAT_UNSIGNED_INT32;
+		break;
+	default:
+		return bad;
+	}
+	*n = c;
+	return CUDA_SUCCESS;
+}
+
+/* A runtime description and extent onto a driver descriptor. */
+CUresult rt_descriptor(const struct cudaChannelFormatDesc *desc, const struct cudaExtent &e,
+		       unsigned int flags, CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	*d = {};
+	if (!desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = format_of_desc(*desc, &d->Format, &d->NumChannels))
+		return r;
+	d->Width = e.width;
+	d->Height = e.height;
+	d->Depth = e.depth;
+	d->Flags = flags;
+	return CUDA_SUCCESS;
+}
+
+/* cudaArray_t handles are CUarray handles. */
+inline CUarray cu(cudaArray_const_t a)
+{
+	return reinterpret_cast<CUarray>(const_cast<cudaArray *>(a));
+}
+
+/* Mipmapped arrays. */
+CUresult create_mipmap(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
+		       unsigned int levels)
+{
+	Context *ctx;
+	Layout l0;
+
+	if (CUresult r = current_context(&ctx))
+		return r;
+	if (!out || !d)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (d->Format == CU_AD_FORMAT_NV12)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (CUresult r = layout_of(*d, &l0))
+		return r;
+	auto m = std::make_unique<Mipmap>();
+	m->l = l0;
+	m->ctx = ctx;
+	uint64_t total = 0;
+	for (unsigned int n = 0, c = level_count(l0, levels); n < c; n++) {
+		auto a = std::make_unique<Array>();
+
+		a->l = level_layout(l0, n, total);
+		a->ctx = ctx;
+		a->mipmap = m.get();
+		if (__builtin_add_overflow(total, a->l.bytes(), &total))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		m->levels.push_back(std::move(a));
+	}
+	std::lock_guard<std::mutex> lock(state().mu);
+	if (CUresult r = alloc_storage(ctx, total, &m->base))
+		return r;
+	for (auto &a : m->levels) {
+		a->base = m->base;
+		register_array(a.get());
+	}
+	Mipmap *p = m.get();
+	tables().mipmaps[p] = std::move(m);
+	*out = reinterpret_cast<CUmipmappedArray>(p);
+	return CUDA_SUCCESS;
+}
+
+CUresult destroy_mipmap(CUmipmappedArray h)
+{
+	{
+		std::lock_guard<std::mutex> lock(state().mu);
+		if (!find_mipmap(h))
+			return CUDA_ERROR_INVALID_HANDLE;
+	}
+	wait_all();
+	std::lock_guard<std::mutex> lock(state().mu);
+	auto it = tables().mipmaps.find(reinterpret_cast<Mipmap *>(h));
+	if (it == tables().mipmaps.end())
+		return CUDA_ERROR_INVALID_HANDLE;
+	for (auto &a : it->second->levels)
+		forget_array(a.get());
+	free_storage(it->second->base);
+	tables().mipmaps.erase(it);
+	return CUDA_SUCCESS;
+}
+
+CUresult mipmap_level(CUarray *out, const void *h, unsigned int level)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+	Mipmap *m = find_mipmap(h);
+
+	if (!m)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!out || level >= m->levels.size())
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = reinterpret_cast<CUarray>(m->levels[level].get());
+	return CUDA_SUCCESS;
+}
+
+CUresult array_plane(CUarray *out, const void *h, unsigned int plane)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+	Array *a = find_array(h);
+
+	if (!a)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!out || plane >= a->planes.size())
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = reinterpret_cast<CUarray>(a->planes[plane].get());
+	return CUDA_SUCCESS;
+}
+
+/*
+ * Memory requirements and sparse properties are those of deferred-mapping
+ * and sparse arrays, which libuvm does not make: every array it has is
+ * neither ("arr.req.plain2d.memreq", ".sparse").
+ */
+CUresult array_requirements(const void *out, const void *h, bool mipmap)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+
+	if (mipmap ? !find_mipmap(h) : !find_array(h))
+		return CUDA_ERROR_INVALID_HANDLE;
+	(void)out;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Copies */
+
+/*
+ * The array side of a copy: the box of @width bytes x @height rows x
+ * @depth slices at (@x bytes, @y, @z) lies in the array.  State::mu held.
+ */
+CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, uint64_t width,
+			   uint64_t height, uint64_t depth, BoxSide *side)
+{
+	const Array *a = find_array(h);
+
+	if (!a)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* The NV12 array itself has no layout to copy ("nv12...whole.write"). */
+	if (!a->planes.empty())
+		return CUDA_ERROR_INVALID_VALUE;
+	const Layout &l = a->l;
+	if (x > l.pitch() || width > l.pitch() - x || y > l.rows || height > l.rows - y ||
+	    z > l.slices || depth > l.slices - z)
+		return CUDA_ERROR_INVALID_VALUE;
+	side->addr = a->base + l.offset + z * l.slice_pitch() + y * l.pitch() + x;
+	side->pitch = l.pitch();
+	side->slice_pitch = l.slice_pitch();
+	side->extent = 0;
+	side->role = Role::device;
+	return CUDA_SUCCESS;
+}
+
+/* A linear run of @count bytes at @offset of an array, inside its storage
+ * (the rows of a runtime cudaMemcpyToArray: "arr.copy.toarray"), or inside
+ * its first row (the driver's cuMemcpyHtoA: "arr.cu.htoa.row1"). */
+CUresult linear_side(const void *h, uint64_t offset, uint64_t count, bool first_row,
+		     BoxSide *side)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+	const Array *a = find_array(h);
+
+	if (!a)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!a->planes.empty())
+		return CUDA_ERROR_INVALID_VALUE;
+	const uint64_t end = first_row ? a->l.pitch() : a->l.bytes();
+	if (offset > end || count > end - offset)
+		return CUDA_ERROR_INVALID_VALUE;
+	side->addr = a->base + a->l.offset + offset;
+	side->pitch = side->slice_pitch = side->extent = 0;
+	side->role = Role::device;
+	return CUDA_SUCCESS;
+}
+
+/**
+ * struct End - one side of a copy with an array: the array, or the pointer;
+ * (x bytes, y rows) into the array, or the pointer's pitch.
+ */
+struct End {
+	bool is_array = false;
+	const void *array = nullptr;
+	uint64_t ptr = 0;
+	uint64_t x = 0, y = 0, pitch = 0;
+};
+
+End of_array(const void *a, uint64_t x = 0, uint64_t y = 0)
+{
+	return { true, a, 0, x, y, 0 };
+}
+
+End of_ptr(uint64_t p, uint64_t pitch = 0)
+{
+	return { false, nullptr, p, 0, 0, pitch };
+}
+
+End of_ptr(const void *p, uint64_t pitch = 0)
+{
+	return of_ptr(reinterpret_cast<uintptr_t>(p), pitch);
+}
+
+/*
+ * The driver's linear copies (cuMemcpyHtoA, AtoH, AtoA, DtoA, AtoD): the
+ * bytes of an array side lie in its first row ("arr.cu.htoa.row1"); no
+ * array, or one that is gone, is an invalid value ("arr.null.copy.htoa").
+ */
+CUresult linear_copy(const End &dst, const End &src, uint64_t count, CUstream h, bool ptds,
+		     Mode mode)
+{
+	BoxRequest q;
+
+	if (CUresult r = check_init())
+		return r;
+	for (int i = 0; i < 2; i++) {
+		const End &e = i ? src : dst;
+		BoxSide *side = i ? &q.src : &q.dst;
+
+		if (!e.is_array) {
+			side->addr = e.ptr;
+			side->role = Role::any;
+			continue;
+		}
+		if (!e.array)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = linear_side(e.array, e.x, count, true, side))
+			return r == CUDA_ERROR_INVALID_HANDLE ? CUDA_ERROR_INVALID_VALUE : r;
+	}
+	q.width = count;
+	return box_execute(q, h, ptds, mode);
+}
+
+/* The runtime's NULL checks: a missing array is a bad handle
+ * ("arr.null.copy.to2d"), a missing pointer a bad value (".to2d.src"). */
+CUresult rt_null_check(const End &dst, const End &src, bool empty)
+{
+	for (const End *e : { &dst, &src }) {
+		if (e->is_array && !e->array)
+			return CUDA_ERROR_INVALID_HANDLE;
+		if (!e->is_array && !e->ptr && !empty)
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* cudaMemcpy2DToArray, cudaMemcpy2DFromArray, cudaMemcpy2DArrayToArray:
+ * offsets and width in bytes, rows. */
+CUresult rt_copy_2d(const End &dst, const End &src, size_t width, size_t height, int kind,
+		    CUstream h, bool ptds, bool async)
+{
+	BoxRequest q;
+
+	if (CUresult r = rt_null_check(dst, src, !width || !height))
+		return r;
+	if (CUresult r = array_copy_kind(kind, dst.is_array, src.is_array))
+		return r;
+	/* "arr.copy.align.spitch_lt_w" */
+	if (width && height && ((!dst.is_array && dst.pitch < width) ||
+				(!src.is_array && src.pitch < width)))
+		return static_cast<CUresult>(cudaErrorInvalidPitchValue);
+	for (int i = 0; i < 2; i++) {
+		const End &e = i ? src : dst;
+		BoxSide *side = i ? &q.src : &q.dst;
+
+		if (!e.is_array) {
+			side->addr = e.ptr;
+			side->pitch = e.pitch;
+			continue;
+		}
+		if (CUresult r = array_side(reinterpret_cast<CUarray>(const_cast<void *>(e.array)),
+					    e.x, e.y, 0, width, height, 1, side))
+			return r;
+	}
+	q.width = width;
+	q.height = height;
+	return runtime_copy_box(q, kind, h, ptds, async);
+}
+
+/* cudaMemcpyToArray, cudaMemcpyFromArray, cudaMemcpyArrayToArray: count
+ * bytes from (x bytes, y rows) of an array on, row after row, inside the
+ * array ("arr.copy.toarray", "arr.oob.toarray.*"). */
+CUresult rt_copy_linear(const End &dst, const End &src, size_t count, int kind, CUstream h,
+			bool ptds, bool async)
+{
+	BoxRequest q;
+
+	if (CUresult r = rt_null_check(dst, src, !count))
+		return r;
+	if (CUresult r = array_copy_kind(kind, dst.is_array, src.is_array))
+		return r;
+	for (int i = 0; i < 2; i++) {
+		const End &e = i ? src : dst;
+		BoxSide *side = i ? &q.src : &q.dst;
+		uint64_t pitch, off;
+
+		if (!e.is_array) {
+			side->addr = e.ptr;
+			continue;
+		}
+		{
+			std::lock_guard<std::mutex> lock(state().mu);
+			const Array *a = find_array(e.array);
+
+			if (!a)
+				return CUDA_ERROR_INVALID_HANDLE;
+			pitch = a->l.pitch();
+		}
+		if (__builtin_mul_overflow(e.y, pitch, &off) ||
+		    __builtin_add_overflow(off, e.x, &off))
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = linear_side(e.array, off, count, false, side))
+			return r;
+	}
+	q.width = count;
+	return runtime_copy_box(q, kind, h, ptds, async);
+}
+
+} // namespace
+
+/* Planes, levels and arrays of a context that is destroyed (State::mu). */
+void release_context_arrays(Context *ctx)
+{
+	Tables &t = tables();
+
+	for (auto it = t.arrays.begin(); it != t.arrays.end();) {
+		auto next = std::next(it);
+
+		if (it->second->ctx == ctx) {
+			forget_array(it->first);
+			t.arrays.erase(it);
+		}
+		it = next;
+	}
+	for (auto it = t.mipmaps.begin(); it != t.mipmaps.end();) {
+		auto next = std::next(it);
+
+		if (it->second->ctx == ctx) {
+			for (auto &a : it->second->levels)
+				forget_array(a.get());
+			t.mipmaps.erase(it);
+		}
+		it = next;
+	}
+}
+
+CUresult array_side(CUarray a, uint64_t x, uint64_t y, uint64_t z, uint64_t width,
+		    uint64_t height, uint64_t depth, BoxSide *side)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+
+	return locked_array_side(a, x, y, z, width, height, depth, side);
+}
+
+/*
+ * The runtime's kinds with an array side: the array is device memory, so a
+ * kind that says otherwise is refused ("arr.copy.a2a2d.kind_h2d").
+ */
+CUresult array_copy_kind(int kind, bool dst_array, bool src_array)
+{
+	Role dr, sr;
+
+	if (CUresult r = memcpy_kind_roles(kind, &dr, &sr))
+		return r;
+	if (kind == cudaMemcpyDefault)
+		return CUDA_SUCCESS;
+	if ((dst_array && dr != Role::device) || (src_array && sr != Role::device))
+		return static_cast<CUresult>(cudaErrorInvalidMemcpyDirection);
+	return CUDA_SUCCESS;
+}
+
+CUresult array_element_size(CUarray a, uint64_t *elem)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+	const Array *arr = find_array(a);
+
+	if (!arr)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*elem = arr->l.elem;
+	return CUDA_SUCCESS;
+}
+
+} // namespace uvm
+
+using namespace uvm;
+
+#undef cuArrayCreate
+#undef cuArray3DCreate
+#undef cuArrayGetDescriptor
+#undef cuArray3DGetDescriptor
+#undef cuMemcpyHtoA
+#undef cuMemcpyAtoH
+#undef cuMemcpyAtoA
+#undef cuMemcpyDtoA
+#undef cuMemcpyAtoD
+#undef cuMemcpyHtoAAsync
+#undef cuMemcpyAtoHAsync
+
+extern "C" CUresult cuArrayCreate_v2(CUarray *pHandle,
+				     const CUDA_ARRAY_DESCRIPTOR *pAllocateArray) noexcept
+{
+	return guard([&]() -> CUresult {
+		CUDA_ARRAY3D_DESCRIPTOR d = {};
+
+		if (CUresult r = check_init())
+			return r;
+		if (!pHandle || !pAllocateArray)
+			return CUDA_ERROR_INVALID_VALUE;
+		d.Width = pAllocateArray->Width;
+		d.Height = pAllocateArray->Height;
+		d.Format = pAllocateArray->Format;
+		d.NumChannels = pAllocateArray->NumChannels;
+		/* NV12 needs the flags of cuArray3DCreate ("nv12.arraycreate_128x64") */
+		return create_array(pHandle, &d);
+	});
+}
+
+extern "C" CUresult cuArray3DCreate_v2(CUarray *pHandle,
+				       const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		return create_array(pHandle, pAllocateArray);
+	});
+}
+
+extern "C" CUresult cuArrayDestroy(CUarray hArray) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		return destroy_array(hArray);
+	});
+}
+
+extern "C" CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor,
+					      CUarray hArray) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		std::lock_guard<std::mutex> lock(state().mu);
+		Array *a = find_array(hArray);
+		if (!a)
+			return CUDA_ERROR_INVALID_HANDLE;
+		if (!pArrayDescriptor)
+			return CUDA_ERROR_INVALID_VALUE;
+		descriptor3d(a->l, pArrayDescriptor);
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor,
+					    CUarray hArray) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		std::lock_guard<std::mutex> lock(state().mu);
+		Array *a = find_array(hArray);
+		if (!a)
+			return CUDA_ERROR_INVALID_HANDLE;
+		if (!pArrayDescriptor)
+			return CUDA_ERROR_INVALID_VALUE;
+		*pArrayDescriptor = {};
+		pArrayDescriptor->Width = a->l.width;
+		pArrayDescriptor->Height = a->l.height;
+		pArrayDescriptor->Format = a->l.format;
+		pArrayDescriptor->NumChannels = a->l.channels;
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray,
+				    unsigned int planeIdx) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		return array_plane(pPlaneArray, hArray, planeIdx);
+	});
+}
+
+extern "C" CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+						 CUarray array, CUdevice device) noexcept
+{
+	return guard([&]() -> CUresult {
+		(void)device;
+		if (CUresult r = check_init())
+			return r;
+		if (!memoryRequirements)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(memoryRequirements, array, false);
+	});
+}
+
+extern "C" CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties,
+					       CUarray array) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		if (!sparseProperties)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(sparseProperties, array, false);
+	});
+}
+
+extern "C" CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+					   const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+					   unsigned int numMipmapLevels) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		return create_mipmap(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+	});
+}
+
+extern "C" CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray,
+					     CUmipmappedArray hMipmappedArray,
+					     unsigned int level) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		return mipmap_level(pLevelArray, hMipmappedArray, level);
+	});
+}
+
+extern "C" CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		return destroy_mipmap(hMipmappedArray);
+	});
+}
+
+extern "C" CUresult cuMipmappedArrayGetMemoryRequirements(
+	CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap,
+	CUdevice device) noexcept
+{
+	return guard([&]() -> CUresult {
+		(void)device;
+		if (CUresult r = check_init())
+			return r;
+		if (!memoryRequirements)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(memoryRequirements, mipmap, true);
+	});
+}
+
+extern "C" CUresult cuMipmappedArrayGetSparseProperties(
+	CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		if (!sparseProperties)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(sparseProperties, mipmap, true);
+	});
+}
+
+/* The linear copies, with their per-thread-default-stream symbols. */
+#define ARRAY_SYNC(name, params, call)						\
+extern "C" CUresult name params noexcept					\
+{ const bool ptds = false; return guard([&] { return call; }); }		\
+extern "C" CUresult name##_ptds params noexcept					\
+{ const bool ptds = true; return guard([&] { return call; }); }
+#define ARRAY_ASYNC(name, params, call)						\
+extern "C" CUresult name params noexcept					\
+{ const bool ptds = false; return guard([&] { return call; }); }		\
+extern "C" CUresult name##_ptsz params noexcept					\
+{ const bool ptds = true; return guard([&] { return call; }); }
+
+ARRAY_SYNC(cuMemcpyHtoA_v2, (CUarray dst, size_t off, const void *src, size_t n),
+	   linear_copy(of_array(dst, off), of_ptr(src), n, nullptr, ptds, Mode::sync_copy))
+ARRAY_SYNC(cuMemcpyAtoH_v2, (void *dst, CUarray src, size_t off, size_t n),
+	   linear_copy(of_ptr(dst), of_array(src, off), n, nullptr, ptds, Mode::sync_copy))
+ARRAY_SYNC(cuMemcpyAtoA_v2, (CUarray dst, size_t doff, CUarray src, size_t soff, size_t n),
+	   linear_copy(of_array(dst, doff), of_array(src, soff), n, nullptr, ptds,
+		       Mode::sync_copy))
+ARRAY_SYNC(cuMemcpyDtoA_v2, (CUarray dst, size_t off, CUdeviceptr src, size_t n),
+	   linear_copy(of_array(dst, off), of_ptr(src), n, nullptr, ptds, Mode::sync_copy))
+ARRAY_SYNC(cuMemcpyAtoD_v2, (CUdeviceptr dst, CUarray src, size_t off, size_t n),
+	   linear_copy(of_ptr(dst), of_array(src, off), n, nullptr, ptds, Mode::sync_copy))
+ARRAY_ASYNC(cuMemcpyHtoAAsync_v2, (CUarray dst, size_t off, const void *src, size_t n,
+				   CUstream h),
+	    linear_copy(of_array(dst, off), of_ptr(src), n, h, ptds, Mode::async))
+ARRAY_ASYNC(cuMemcpyAtoHAsync_v2, (void *dst, CUarray src, size_t off, size_t n, CUstream h),
+	    linear_copy(of_ptr(dst), of_array(src, off), n, h, ptds, Mode::async))
+
+/* The runtime. */
+
+#undef cudaMemcpy2DToArray
+#undef cudaMemcpy2DFromArray
+#undef cudaMemcpy2DArrayToArray
+#undef cudaMemcpyToArray
+#undef cudaMemcpyFromArray
+#undef cudaMemcpyArrayToArray
+#undef cudaMemcpy2DToArrayAsync
+#undef cudaMemcpy2DFromArrayAsync
+#undef cudaMemcpyToArrayAsync
+#undef cudaMemcpyFromArrayAsync
+
+extern "C" struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+							      enum cudaChannelFormatKind f) noexcept
+{
+	return { x, y, z, w, f };
+}
+
+extern "C" cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+					 const struct cudaChannelFormatDesc *desc,
+					 struct cudaExtent extent, unsigned int flags) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUDA_ARRAY3D_DESCRIPTOR d;
+
+		if (!array)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = rt_descriptor(desc, extent, flags, &d))
+			return r;
+		return create_array(reinterpret_cast<CUarray *>(array), &d);
+	});
+}
+
+extern "C" cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+				       size_t width, size_t height, unsigned int flags) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUDA_ARRAY3D_DESCRIPTOR d;
+
+		if (!array)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = rt_descriptor(desc, { width, height, 0 }, flags, &d))
+			return r;
+		return create_array(reinterpret_cast<CUarray *>(array), &d);
+	});
+}
+
+extern "C" cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
+						const struct cudaChannelFormatDesc *desc,
+						struct cudaExtent extent, unsigned int numLevels,
+						unsigned int flags) noexcept
+{
+	return rt([&]() -> CUresult {
+		CUDA_ARRAY3D_DESCRIPTOR d;
+
+		if (!mipmappedArray)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = rt_descriptor(desc, extent, flags, &d))
+			return r;
+		return create_mipmap(reinterpret_cast<CUmipmappedArray *>(mipmappedArray), &d,
+				     numLevels);
+	});
+}
+
+extern "C" cudaError_t cudaFreeArray(cudaArray_t array) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!array)	/* "arr.null.free" */
+			return CUDA_SUCCESS;
+		return destroy_array(cu(array));
+	});
+}
+
+extern "C" cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!mipmappedArray)	/* "arr.null.freemip" */
+			return CUDA_SUCCESS;
+		return destroy_mipmap(reinterpret_cast<CUmipmappedArray>(mipmappedArray));
+	});
+}
+
+extern "C" cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
+					struct cudaExtent *extent, unsigned int *flags,
+					cudaArray_t array) noexcept
+{
+	return rt([&]() -> CUresult {
+		std::lock_guard<std::mutex> lock(state().mu);
+		Array *a = find_array(array);
+
+		if (!a)
+			return CUDA_ERROR_INVALID_HANDLE;
+		/* every output is optional ("arr.null.getinfo.*") */
+		if (desc)
+			*desc = channel_desc(a->l.format, a->l.channels);
+		if (extent)
+			*extent = { a->l.width, a->l.height, a->l.depth };
+		if (flags)
+			*flags = a->l.flags;
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray,
+					 unsigned int planeIdx) noexcept
+{
+	return rt([&] {
+		return array_plane(reinterpret_cast<CUarray *>(pPlaneArray), hArray, planeIdx);
+	});
+}
+
+extern "C" cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray,
+						  cudaMipmappedArray_const_t mipmappedArray,
+						  unsigned int level) noexcept
+{
+	return rt([&] {
+		return mipmap_level(reinterpret_cast<CUarray *>(levelArray), mipmappedArray, level);
+	});
+}
+
+extern "C" cudaError_t cudaArrayGetMemoryRequirements(
+	struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array,
+	int device) noexcept
+{
+	return rt([&]() -> CUresult {
+		(void)device;
+		if (!memoryRequirements)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(memoryRequirements, array, false);
+	});
+}
+
+extern "C" cudaError_t cudaMipmappedArrayGetMemoryRequirements(
+	struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap,
+	int device) noexcept
+{
+	return rt([&]() -> CUresult {
+		(void)device;
+		if (!memoryRequirements)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(memoryRequirements, mipmap, true);
+	});
+}
+
+extern "C" cudaError_t cudaArrayGetSparseProperties(
+	struct cudaArraySparseProperties *sparseProperties, cudaArray_t array) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!sparseProperties)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(sparseProperties, array, false);
+	});
+}
+
+extern "C" cudaError_t cudaMipmappedArrayGetSparseProperties(
+	struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!sparseProperties)
+			return CUDA_ERROR_INVALID_VALUE;
+		return array_requirements(sparseProperties, mipmap, true);
+	});
+}
+
+/* Each name and its per-thread symbol (_ptds synchronous, _ptsz async). */
+#define RT_ARRAY(name, suffix, params, call)					\
+extern "C" cudaError_t name params noexcept					\
+{ const bool ptds = false; return rt([&] { return call; }); }			\
+extern "C" cudaError_t name##suffix params noexcept				\
+{ const bool ptds = true; return rt([&] { return call; }); }
+
+RT_ARRAY(cudaMemcpy2DToArray, _ptds,
+	 (cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+	  size_t width, size_t height, enum cudaMemcpyKind kind),
+	 rt_copy_2d(of_array(dst, wOffset, hOffset), of_ptr(src, spitch), width, height, kind,
+		    nullptr, ptds, false))
+RT_ARRAY(cudaMemcpy2DToArrayAsync, _ptsz,
+	 (cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+	  size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream),
+	 rt_copy_2d(of_array(dst, wOffset, hOffset), of_ptr(src, spitch), width, height, kind,
+		    stream, ptds, true))
+RT_ARRAY(cudaMemcpy2DFromArray, _ptds,
+	 (void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+	  size_t width, size_t height, enum cudaMemcpyKind kind),
+	 rt_copy_2d(of_ptr(dst, dpitch), of_array(src, wOffset, hOffset), width, height, kind,
+		    nullptr, ptds, false))
+RT_ARRAY(cudaMemcpy2DFromArrayAsync, _ptsz,
+	 (void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+	  size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream),
+	 rt_copy_2d(of_ptr(dst, dpitch), of_array(src, wOffset, hOffset), width, height, kind,
+		    stream, ptds, true))
+RT_ARRAY(cudaMemcpy2DArrayToArray, _ptds,
+	 (cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,
+	  size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height,
+	  enum cudaMemcpyKind kind),
+	 rt_copy_2d(of_array(dst, wOffsetDst, hOffsetDst), of_array(src, wOffsetSrc, hOffsetSrc),
+		    width, height, kind, nullptr, ptds, false))
+RT_ARRAY(cudaMemcpyToArray, _ptds,
+	 (cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
+	  enum cudaMemcpyKind kind),
+	 rt_copy_linear(of_array(dst, wOffset, hOffset), of_ptr(src), count, kind, nullptr, ptds,
+			false))
+RT_ARRAY(cudaMemcpyToArrayAsync, _ptsz,
+	 (cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
+	  enum cudaMemcpyKind kind, cudaStream_t stream),
+	 rt_copy_linear(of_array(dst, wOffset, hOffset), of_ptr(src), count, kind, stream, ptds,
+			true))
+RT_ARRAY(cudaMemcpyFromArray, _ptds,
+	 (void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
+	  enum cudaMemcpyKind kind),
+	 rt_copy_linear(of_ptr(dst), of_array(src, wOffset, hOffset), count, kind, nullptr, ptds,
+			false))
+RT_ARRAY(cudaMemcpyFromArrayAsync, _ptsz,
+	 (void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
+	  enum cudaMemcpyKind kind, cudaStream_t stream),
+	 rt_copy_linear(of_ptr(dst), of_array(src, wOffset, hOffset), count, kind, stream, ptds,
+			true))
+RT_ARRAY(cudaMemcpyArrayToArray, _ptds,
+	 (cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,
+	  size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind),
+	 rt_copy_linear(of_array(dst, wOffsetDst, hOffsetDst), of_array(src, wOffsetSrc,
+									  hOffsetSrc),
+			count, kind, nullptr, ptds, false))
