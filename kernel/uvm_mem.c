@@ -56,6 +56,9 @@
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
+/* Host allocations take their pages in runs of 2 MiB where they can. */
+#define UVM_MEM_HOST_ORDER	(21 - PAGE_SHIFT)
+
 static atomic64_t uvm_mem_next_id = ATOMIC64_INIT(0);
 
 static inline u64 uvm_mem_npages(const struct uvm_mem *mem)
@@ -160,12 +163,13 @@ static int uvm_mem_alloc_vidmem(struct uvm_mem *mem)
  * @mem:	the allocation, @location and @size set
  *
  * The pages are charged to the caller's memory cgroup and made accessible
- * to every GPU.  A page the allocator cannot find after one round of
- * reclaim fails the allocation (__GFP_NORETRY): a request for gigabytes on
- * a machine short of memory answers -ENOMEM instead of reclaiming, page
- * after page, for minutes while every other allocation of the machine
- * waits behind it (a fuzzer's 8 MiB request took over 180 s that way,
- * seed 4303, debug612).
+ * to every GPU.  They come in runs of 2 MiB where the allocator has such
+ * runs free, split into 4 KiB pages: one call into the allocator and one
+ * charge per 512 pages (page by page, an 8 GiB request took over 180 s on
+ * the debug kernel under TCG; seed 4303, debug612).  A page the allocator
+ * cannot find after one round of reclaim fails the allocation
+ * (__GFP_NORETRY): a request for gigabytes on a machine short of memory
+ * answers -ENOMEM rather than reclaiming page after page.
  *
  * Return: 0, -ENOMEM, -EINTR, or -errno of a GPU's sysmem_map().
  */
@@ -175,6 +179,7 @@ static int uvm_mem_alloc_host(struct uvm_mem *mem)
 		    __GFP_NORETRY;
 	u64 i, n = uvm_mem_npages(mem);
 	int nid = NUMA_NO_NODE;
+	unsigned int order = 0;
 	u32 g;
 	int ret;
 
@@ -185,12 +190,27 @@ static int uvm_mem_alloc_host(struct uvm_mem *mem)
 	mem->pages = kvcalloc(n, sizeof(*mem->pages), GFP_KERNEL_ACCOUNT);
 	if (!mem->pages)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i += 1U << order) {
+		struct page *page = NULL;
+		u32 j;
+
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		mem->pages[i] = alloc_pages_node(nid, gfp, 0);
-		if (!mem->pages[i])
+		/* a run of 2 MiB if one is free (no reclaim for it), else a page */
+		order = n - i >= 1U << UVM_MEM_HOST_ORDER ? UVM_MEM_HOST_ORDER : 0;
+		if (order)
+			page = alloc_pages_node(nid, (gfp & ~__GFP_DIRECT_RECLAIM) |
+						__GFP_NOMEMALLOC, order);
+		if (!page) {
+			order = 0;
+			page = alloc_pages_node(nid, gfp, 0);
+		}
+		if (!page)
 			return -ENOMEM;
+		if (order)
+			split_page(page, order);
+		for (j = 0; j < 1U << order; j++)
+			mem->pages[i + j] = page + j;
 		cond_resched();
 	}
 	for (g = 0; g < uvm_gpu_count; g++) {

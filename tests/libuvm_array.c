@@ -782,6 +782,159 @@ TEST_F(array, bounds)
 	EXPECT_EQ(cudaSuccess, cudaFreeArray(B));
 }
 
+static CUmemcpy3DOperand arr_op(CUarray a, size_t x, size_t y, size_t z)
+{
+	CUmemcpy3DOperand o;
+
+	memset(&o, 0, sizeof(o));
+	o.type = CU_MEMCPY_OPERAND_TYPE_ARRAY;
+	o.op.array.array = a;
+	o.op.array.offset.x = x;
+	o.op.array.offset.y = y;
+	o.op.array.offset.z = z;
+	return o;
+}
+
+static CUmemcpy3DOperand ptr_op(const void *p, size_t row)
+{
+	CUmemcpy3DOperand o;
+
+	memset(&o, 0, sizeof(o));
+	o.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+	o.op.ptr.ptr = (CUdeviceptr)(uintptr_t)p;
+	o.op.ptr.rowLength = row;
+	return o;
+}
+
+static CUresult batch1(CUmemcpy3DOperand src, CUmemcpy3DOperand dst, size_t w, size_t h,
+		       size_t d, CUstream st)
+{
+	CUDA_MEMCPY3D_BATCH_OP op;
+
+	memset(&op, 0, sizeof(op));
+	op.src = src;
+	op.dst = dst;
+	op.extent.width = w;
+	op.extent.height = h;
+	op.extent.depth = d;
+	op.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+	return cuMemcpy3DBatchAsync(1, &op, 0, st);
+}
+
+/* Array operands of cuMemcpy3DBatchAsync: extent, offsets and the other
+ * side's row length in elements ("batch.cu.3d.*array*"). */
+TEST_F(array, batch_operands)
+{
+	CUDA_ARRAY3D_DESCRIPTOR a1 = { 64, 32, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0 };
+	CUDA_ARRAY3D_DESCRIPTOR af = { 64, 32, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUDA_ARRAY3D_DESCRIPTOR a3 = { 16, 8, 4, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0 };
+	cudaArray_t A = uchar4_array(64, 32), B = uchar4_array(64, 32);
+	CUarray N1 = NULL, F = NULL, C3 = NULL;
+	CUstream st = self->l.s;
+	unsigned char *pin = NULL;
+
+	ASSERT_NE(NULL, A);
+	ASSERT_NE(NULL, B);
+	ASSERT_EQ(CUDA_SUCCESS, cuArray3DCreate(&N1, &a1));
+	ASSERT_EQ(CUDA_SUCCESS, cuArray3DCreate(&F, &af));
+	ASSERT_EQ(CUDA_SUCCESS, cuArray3DCreate(&C3, &a3));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemAllocHost((void **)&pin, HN));
+
+	/* pageable rows of 75 elements (300 bytes) to the array at (4, 2) */
+	ASSERT_EQ(cudaSuccess, afill(A, init_a));
+	ASSERT_EQ(CUDA_SUCCESS, batch1(ptr_op(lsrc, 75), arr_op((CUarray)A, 4, 2, 0), 50, 20, 1,
+				       st));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(st));
+	ASSERT_EQ(cudaSuccess, aread(A, got));
+	exp_to_array(lsrc, HP, 16, 2, 200, 20);
+	EXPECT_EQ(0, memcmp(got, expect, AN));
+	/* the array at (4, 2) to page-locked memory, rows of 75 */
+	ASSERT_EQ(cudaSuccess, afill(A, pat));
+	memcpy(pin, linit, HN);
+	ASSERT_EQ(CUDA_SUCCESS, batch1(arr_op((CUarray)A, 4, 2, 0), ptr_op(pin, 75), 50, 20, 1,
+				       st));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(st));
+	exp_from_array(HP, 16, 2, 200, 20);
+	EXPECT_EQ(0, memcmp(pin, lexp, HN));
+	/* array to array */
+	ASSERT_EQ(cudaSuccess, afill(B, init_a));
+	ASSERT_EQ(CUDA_SUCCESS, batch1(arr_op((CUarray)A, 4, 2, 0), arr_op((CUarray)B, 0, 0, 0),
+				       50, 20, 1, st));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(st));
+	ASSERT_EQ(cudaSuccess, aread(B, got));
+	memcpy(expect, init_a, AN);
+	for (int y = 0; y < 20; y++)
+		memcpy(expect + y * AW, pat + (2 + y) * AW + 16, 200);
+	EXPECT_EQ(0, memcmp(got, expect, AN));
+
+	/* the refusals; nothing of them runs */
+	ASSERT_EQ(cudaSuccess, afill(A, init_a));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(ptr_op(lsrc, 75), arr_op((CUarray)A, 40, 2, 0), 50, 20, 1, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(ptr_op(lsrc, 75), arr_op((CUarray)A, 4, 20, 0), 50, 20, 1, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(ptr_op(lsrc, 75), arr_op((CUarray)A, 4, 0, 1), 50, 20, 1, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(ptr_op(lsrc, 75), arr_op((CUarray)A, 4, 0, 0), 50, 20, 2, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(ptr_op(lsrc, 49), arr_op((CUarray)A, 4, 0, 0), 50, 20, 1, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(arr_op((CUarray)A, 0, 0, 0), arr_op(N1, 0, 0, 0), 16, 4, 1, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE,
+		  batch1(ptr_op(lsrc, 75), arr_op(NULL, 0, 0, 0), 16, 4, 1, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, batch1(ptr_op(lsrc, 75),
+		  arr_op((CUarray)(uintptr_t)0x1234, 0, 0, 0), 16, 4, 1, st));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(st));
+	ASSERT_EQ(cudaSuccess, aread(A, got));
+	EXPECT_EQ(0, memcmp(got, init_a, AN));
+	/* one element size, another format: fine; a box in a 3D array */
+	EXPECT_EQ(CUDA_SUCCESS, batch1(arr_op((CUarray)A, 0, 0, 0), arr_op(F, 0, 0, 0), 16, 4, 1,
+				       st));
+	EXPECT_EQ(CUDA_SUCCESS, batch1(ptr_op(lsrc, 0), arr_op(C3, 1, 1, 1), 8, 4, 2, st));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, batch1(ptr_op(lsrc, 0), arr_op(C3, 1, 1, 3), 8, 4, 2,
+						   st));
+	ASSERT_EQ(CUDA_SUCCESS, cuStreamSynchronize(st));
+	{
+		unsigned char back[2048], want[2048];
+		CUDA_MEMCPY3D c;
+
+		memset(want, 0, sizeof(want));
+		memset(&c, 0, sizeof(c));
+		c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+		c.srcArray = C3;
+		c.dstMemoryType = CU_MEMORYTYPE_HOST;
+		c.dstHost = back;
+		c.dstPitch = 64;
+		c.dstHeight = 8;
+		c.WidthInBytes = 64;
+		c.Height = 8;
+		c.Depth = 4;
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3D(&c));
+		/* 8 elements x 4 rows x 2 slices of rows of 32 bytes */
+		for (int z = 0; z < 2; z++)
+			for (int y = 0; y < 4; y++)
+				memcpy(want + (1 + z) * 512 + (1 + y) * 64 + 4,
+				       lsrc + z * 128 + y * 32, 32);
+		{
+			int bad = 0;
+
+			/* the box only: the rest of the array was never written */
+			for (int z = 1; z <= 2; z++)
+				for (int y = 1; y <= 4; y++)
+					bad += !!memcmp(back + z * 512 + y * 64 + 4,
+							want + z * 512 + y * 64 + 4, 32);
+			EXPECT_EQ(0, bad);
+		}
+	}
+	cuMemFreeHost(pin);
+	cuArrayDestroy(N1);
+	cuArrayDestroy(F);
+	cuArrayDestroy(C3);
+	EXPECT_EQ(cudaSuccess, cudaFreeArray(A));
+	EXPECT_EQ(cudaSuccess, cudaFreeArray(B));
+}
+
 /* NV12: two planes of one array ("arr.planar.*"). */
 TEST_F(array, nv12_planes)
 {

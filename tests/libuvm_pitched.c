@@ -1049,7 +1049,7 @@ TEST_F(pitched, batch_errors)
 		b[k++].src.op.ptr.rowLength = 99;
 		b[k++].dst.op.ptr.rowLength = 99;
 		b[k++].src.op.ptr.layerHeight = 6;
-		b[k].dst.type = CU_MEMCPY_OPERAND_TYPE_ARRAY;	/* no CUDA arrays */
+		b[k].dst.type = CU_MEMCPY_OPERAND_TYPE_ARRAY;	/* a NULL array */
 		for (int i = 0; i < 12; i++) {
 			ASSERT_EQ(CUDA_ERROR_INVALID_VALUE,
 				  cuMemcpy3DBatchAsync(1, &b[i], 0, self->l.s)) {

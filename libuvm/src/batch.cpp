@@ -22,10 +22,13 @@
  *    HOST_NUMA_CURRENT or DEVICE of a device that exists
  *    ("batch.cu.srchint.*", "batch.cu.flags*", "batch.cu.order.*");
  *  - 3D operations: the API flags 0, each operation's flags as above, its
- *    extent whole, operands of type POINTER (ARRAY operands need CUDA arrays,
- *    which libuvm does not have yet: refused), a row length (0: the width)
- *    at least the width, a layer height (0: the height) at least the height;
- *    location hints of 3D operands are not checked ("batch.cu.3d.*").
+ *    extent whole, operands of type POINTER or ARRAY, a row length (0: the
+ *    width) at least the width, a layer height (0: the height) at least the
+ *    height; location hints of 3D operands are not checked ("batch.cu.3d.*");
+ *    with an array taking part, the extent, the array's offset and the
+ *    pointer's row length count the array's elements, two arrays must have
+ *    elements of one size, the box must lie in the array
+ *    ("batch.cu.3d.ptr2array", ".array_elemsize_mismatch", ".array_oob_*").
  *
  * Every access order is honoured by running the copies in stream order;
  * DURING_API_CALL makes the call wait until the copies ran, so that the
@@ -106,11 +109,43 @@ CUresult batch_1d(const CUdeviceptr *dsts, const CUdeviceptr *srcs, const size_t
 	return batch_execute(copies, h, ptds);
 }
 
-/* A pointer operand of a 3D operation as one side of a box. */
-CUresult operand(const CUmemcpy3DOperand &o, const CUextent3D &e, BoxSide *side)
+/*
+ * The unit of a 3D operation: the element of the arrays taking part (two
+ * must agree), else a byte.  A NULL or unknown array is an invalid value.
+ */
+CUresult op_element(const CUDA_MEMCPY3D_BATCH_OP &op, uint64_t *elem)
 {
-	if (o.type == CU_MEMCPY_OPERAND_TYPE_ARRAY)
-		return CUDA_ERROR_INVALID_VALUE;	/* no CUDA arrays yet */
+	uint64_t e[2] = { 0, 0 };
+
+	for (int i = 0; i < 2; i++) {
+		const CUmemcpy3DOperand &o = i ? op.dst : op.src;
+
+		if (o.type != CU_MEMCPY_OPERAND_TYPE_ARRAY)
+			continue;
+		if (!o.op.array.array || array_element_size(o.op.array.array, &e[i]))
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (e[0] && e[1] && e[0] != e[1])
+		return CUDA_ERROR_INVALID_VALUE;
+	*elem = e[0] ? e[0] : e[1] ? e[1] : 1;
+	return CUDA_SUCCESS;
+}
+
+/* An operand of a 3D operation as one side of a box; sizes in units of
+ * @elem bytes. */
+CUresult operand(const CUmemcpy3DOperand &o, const CUextent3D &e, uint64_t elem, BoxSide *side)
+{
+	uint64_t width, x;
+
+	if (__builtin_mul_overflow(static_cast<uint64_t>(e.width), elem, &width))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (o.type == CU_MEMCPY_OPERAND_TYPE_ARRAY) {
+		if (__builtin_mul_overflow(static_cast<uint64_t>(o.op.array.offset.x), elem, &x))
+			return CUDA_ERROR_INVALID_VALUE;
+		CUresult r = array_side(o.op.array.array, x, o.op.array.offset.y,
+					o.op.array.offset.z, width, e.height, e.depth, side);
+		return r == CUDA_ERROR_INVALID_HANDLE ? CUDA_ERROR_INVALID_VALUE : r;
+	}
 	if (o.type != CU_MEMCPY_OPERAND_TYPE_POINTER || !o.op.ptr.ptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	const size_t row = o.op.ptr.rowLength ? o.op.ptr.rowLength : e.width;
@@ -118,8 +153,8 @@ CUresult operand(const CUmemcpy3DOperand &o, const CUextent3D &e, BoxSide *side)
 	if (row < e.width || layer < e.height)
 		return CUDA_ERROR_INVALID_VALUE;
 	side->addr = o.op.ptr.ptr;
-	side->pitch = row;
-	if (__builtin_mul_overflow(row, layer, &side->slice_pitch))
+	if (__builtin_mul_overflow(static_cast<uint64_t>(row), elem, &side->pitch) ||
+	    __builtin_mul_overflow(side->pitch, static_cast<uint64_t>(layer), &side->slice_pitch))
 		return CUDA_ERROR_INVALID_VALUE;
 	side->role = Role::any;
 	return CUDA_SUCCESS;
@@ -142,11 +177,14 @@ CUresult batch_3d(size_t n, const CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long lon
 		    (op.flags & ~CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE) ||
 		    !op.extent.width || !op.extent.height || !op.extent.depth)
 			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = operand(op.src, op.extent, &c.box.src))
+		uint64_t elem;
+		if (CUresult r = op_element(op, &elem))
 			return r;
-		if (CUresult r = operand(op.dst, op.extent, &c.box.dst))
+		if (CUresult r = operand(op.src, op.extent, elem, &c.box.src))
 			return r;
-		c.box.width = op.extent.width;
+		if (CUresult r = operand(op.dst, op.extent, elem, &c.box.dst))
+			return r;
+		c.box.width = op.extent.width * elem;	/* checked by operand() */
 		c.box.height = op.extent.height;
 		c.box.depth = op.extent.depth;
 		c.read_at_call = op.srcAccessOrder == CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL;

@@ -107,6 +107,20 @@ static_assert(sizeof(CUdeviceptr) == 8);
 static_assert(sizeof(CUmemAllocationProp) == 32);
 static_assert(sizeof(CUmemAccessDesc) == 12);
 static_assert(sizeof(CUarrayMapInfo) == 96);
+/* CUDA arrays' (probe_array.txt "arr.sizeof.*", "arr.offsetof.*"). */
+static_assert(sizeof(CUDA_ARRAY_DESCRIPTOR) == 24);
+static_assert(offsetof(CUDA_ARRAY_DESCRIPTOR, NumChannels) == 20);
+static_assert(sizeof(CUDA_ARRAY3D_DESCRIPTOR) == 40);
+static_assert(offsetof(CUDA_ARRAY3D_DESCRIPTOR, Flags) == 32);
+static_assert(sizeof(CUDA_ARRAY_SPARSE_PROPERTIES) == 48);
+static_assert(offsetof(CUDA_ARRAY_SPARSE_PROPERTIES, miptailSize) == 16);
+static_assert(offsetof(CUDA_ARRAY_SPARSE_PROPERTIES, flags) == 24);
+static_assert(sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS) == 32);
+static_assert(sizeof(CUarray_format) == 4);
+static_assert(sizeof(struct cudaChannelFormatDesc) == 20);
+static_assert(offsetof(struct cudaChannelFormatDesc, f) == 16);
+static_assert(sizeof(struct cudaArraySparseProperties) == 48);
+static_assert(sizeof(struct cudaArrayMemoryRequirements) == 32);
 /* The uapi's VMM values are CUDA's. */
 static_assert(UVM_MEM_HANDLE_FD == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 static_assert(UVM_MEM_PROT_READ == CU_MEM_ACCESS_FLAGS_PROT_READ);

@@ -741,7 +741,8 @@ extern "C" CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *ha
 	});
 }
 
-/* There are no CUDA arrays: every array is invalid ("vmm.maparray.*"). */
+/* No sparse or deferred-mapping arrays exist (array.cpp): every array is
+ * invalid ("vmm.maparray.*"). */
 static CUresult map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream h,
 				bool ptds)
 {
