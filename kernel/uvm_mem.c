@@ -499,8 +499,14 @@ int uvm_ioc_mem_create(struct uvm_va_space *va_space, void *data)
 	if (args->location.type == UVM_LOCATION_GPU &&
 	    args->size > uvm_gpu_get(args->location.id)->props.vidmem_size)
 		return -ENOMEM;
+	/*
+	 * Host memory: more than the machine could free for it fails at once,
+	 * not after minutes of allocating (the estimate counts reclaimable
+	 * caches; a request just below it may still fail, page by page).
+	 */
 	if (args->location.type != UVM_LOCATION_GPU &&
-	    args->size >> PAGE_SHIFT > totalram_pages())
+	    (args->size >> PAGE_SHIFT > totalram_pages() ||
+	     args->size >> PAGE_SHIFT > (u64)max(si_mem_available(), 0L)))
 		return -ENOMEM;
 
 	/*

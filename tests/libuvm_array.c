@@ -935,6 +935,54 @@ TEST_F(array, batch_operands)
 	EXPECT_EQ(cudaSuccess, cudaFreeArray(B));
 }
 
+/* A block-compressed array's element is its 4x4 block of texels: rows of
+ * blocks, copied as bytes of whole blocks. */
+TEST_F(array, block_compressed)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d = { 64, 30, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0 }, back;
+	struct cudaChannelFormatDesc bc7 = cudaCreateChannelDesc(
+		8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed7);
+	unsigned char img[128 * 8], got2[128 * 8];
+	cudaMipmappedArray_t mm = NULL;
+	cudaArray_t lv = NULL;
+	CUarray a = NULL;
+
+	/* 64 x 30 texels: 16 x 8 blocks of 8 bytes */
+	ASSERT_EQ(CUDA_SUCCESS, cuArray3DCreate(&a, &d));
+	ASSERT_EQ(CUDA_SUCCESS, cuArray3DGetDescriptor(&back, a));
+	EXPECT_EQ(64, back.Width);
+	EXPECT_EQ(30, back.Height);
+	for (size_t i = 0; i < sizeof(img); i++)
+		img[i] = (unsigned char)(i * 13 + 1);
+	ASSERT_EQ(cudaSuccess, cudaMemcpy2DToArray((cudaArray_t)a, 0, 0, img, 128, 128, 8,
+						   cudaMemcpyHostToDevice));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpy2DToArray((cudaArray_t)a, 8, 0, img, 128,
+							     128, 8, cudaMemcpyHostToDevice));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpy2DToArray((cudaArray_t)a, 0, 0, img, 128,
+							     128, 9, cudaMemcpyHostToDevice));
+	cudaGetLastError();
+	memset(got2, 0, sizeof(got2));
+	ASSERT_EQ(cudaSuccess, cudaMemcpy2DFromArray(got2, 128, (cudaArray_t)a, 0, 0, 128, 8,
+						     cudaMemcpyDeviceToHost));
+	EXPECT_EQ(0, memcmp(img, got2, sizeof(img)));
+	EXPECT_EQ(CUDA_SUCCESS, cuArrayDestroy(a));
+
+	/* levels below a block still hold one block (16 bytes of BC7) */
+	ASSERT_EQ(cudaSuccess, cudaMallocMipmappedArray(&mm, &bc7, make_cudaExtent(16, 16, 0), 5,
+							0));
+	ASSERT_EQ(cudaSuccess, cudaGetMipmappedArrayLevel(&lv, mm, 4));
+	EXPECT_EQ(cudaSuccess, cudaMemcpy2DToArray(lv, 0, 0, img, 16, 16, 1,
+						   cudaMemcpyHostToDevice));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpy2DToArray(lv, 0, 0, img, 32, 32, 1,
+							     cudaMemcpyHostToDevice));
+	cudaGetLastError();
+	memset(got2, 0, sizeof(got2));
+	ASSERT_EQ(cudaSuccess, cudaMemcpy2DFromArray(got2, 16, lv, 0, 0, 16, 1,
+						     cudaMemcpyDeviceToHost));
+	EXPECT_EQ(0, memcmp(img, got2, 16));
+	EXPECT_EQ(cudaSuccess, cudaFreeMipmappedArray(mm));
+}
+
 /* NV12: two planes of one array ("arr.planar.*"). */
 TEST_F(array, nv12_planes)
 {

@@ -1065,7 +1065,8 @@ TEST_F(pitched, batch_errors)
 	/* the runtime forms: the same answers, and the last error */
 	{
 		struct cudaMemcpyAttributes ra;
-		const void *rd = (const void *)(uintptr_t)d, *rs = (const void *)(uintptr_t)s;
+		void *rd = (void *)(uintptr_t)d;
+		const void *rs = (const void *)(uintptr_t)s;
 		size_t one = 64;
 
 		memset(&ra, 0, sizeof(ra));

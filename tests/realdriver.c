@@ -330,5 +330,8 @@ PROBE_TEST(probe_copy)
  * import (also to a second process), pointer attributes, copies and sets,
  * host-located memory and CPU touches; crashing cases one process each. */
 PROBE_TEST(probe_vmm)
+/* A plain C program using only cuda_runtime_api.h: every function of the
+ * runtime's Memory Management group, as an ordinary program calls them. */
+PROBE_TEST(probe_rtprog)
 
 TEST_HARNESS_MAIN

@@ -209,6 +209,41 @@ TEST_F(vmm, create_bad_input)
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 }
 
+static uint64_t meminfo_kib(const char *field)
+{
+	char line[256];
+	uint64_t v = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)) && line[strlen(field)] == ':')
+			v = strtoull(line + strlen(field) + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A host allocation larger than the memory the machine could free for it
+ * fails at once, before any page is taken: allocating gigabytes page by
+ * page only to fail took minutes on the debug kernel.
+ */
+TEST_F(vmm, create_more_than_available)
+{
+	uint64_t total = meminfo_kib("MemTotal") << 10, avail = meminfo_kib("MemAvailable") << 10;
+	uint64_t size = (avail + (total - avail) / 2 + G - 1) & ~(G - 1), t0;
+	uint64_t h;
+
+	ASSERT_LT(avail + 2 * G, total);
+	t0 = uvm_now_ms();
+	EXPECT_EQ(-ENOMEM, mem_create(self->dev.fd, size, UVM_LOC_HOST, 0, &h));
+	EXPECT_EQ(-ENOMEM, mem_create(self->dev.fd, size, UVM_LOC_NUMA(0), 0, &h));
+	EXPECT_GT(2000, uvm_now_ms() - t0);
+	/* and nothing was kept */
+	EXPECT_LE(avail - 64 * UVM_MIB, meminfo_kib("MemAvailable") << 10);
+}
+
 TEST_F(vmm, create_props_release)
 {
 	int fd = self->dev.fd;

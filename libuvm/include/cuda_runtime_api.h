@@ -255,7 +255,7 @@ cudaError_t CUDARTAPI cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, siz
 cudaError_t CUDARTAPI cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count,
 					       unsigned long long flags,
 					       cudaStream_t stream) UVM_RT_NOEXCEPT;
-cudaError_t CUDARTAPI cudaMemcpyBatchAsync(const void *const *dsts, const void *const *srcs,
+cudaError_t CUDARTAPI cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 					   const size_t *sizes, size_t count,
 					   struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
 					   size_t numAttrs, cudaStream_t stream) UVM_RT_NOEXCEPT;

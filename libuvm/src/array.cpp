@@ -139,6 +139,7 @@ struct Layout {
 	uint64_t width = 0, height = 0, depth = 0;	/* as described (texels) */
 	unsigned int flags = 0;
 	uint64_t elem = 1;		/* bytes per element */
+	uint64_t block = 1;		/* texels per element side: 4 compressed */
 	uint64_t cols = 0, rows = 0, slices = 0;	/* elements, at least 1 */
 	uint64_t offset = 0;		/* of the first byte in the storage */
 
@@ -272,6 +273,7 @@ CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
 	if (f & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
 		return CUDA_ERROR_NOT_SUPPORTED;
 
+	l->block = block;
 	l->cols = (w + block - 1) / block;
 	l->rows = h ? (h + block - 1) / block : 1;
 	l->slices = z ? z : 1;
@@ -285,7 +287,7 @@ Layout level_layout(const Layout &l0, unsigned int n, uint64_t offset)
 {
 	Layout l = l0;
 	const bool layers = l0.flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
-	const uint64_t block = l0.cols < l0.width ? 4 : 1;
+	const uint64_t block = l0.block;
 
 	auto shrink = [n](uint64_t v) { return v ? std::max<uint64_t>(1, v >> n) : 0; };
 	l.width = shrink(l0.width);

@@ -222,7 +222,7 @@ CUmemcpy3DOperand to_cu(const struct cudaMemcpy3DOperand &o)
 	return c;
 }
 
-cudaError_t rt_batch_1d(const void *const *dsts, const void *const *srcs, const size_t *sizes,
+cudaError_t rt_batch_1d(void *const *dsts, const void *const *srcs, const size_t *sizes,
 			size_t count, const struct cudaMemcpyAttributes *attrs, const size_t *idxs,
 			size_t nattrs, cudaStream_t stream, bool ptds)
 {
@@ -315,7 +315,7 @@ extern "C" CUresult cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH
 	return guard([&] { return batch_3d(numOps, opList, flags, hStream, true); });
 }
 
-extern "C" cudaError_t cudaMemcpyBatchAsync(const void *const *dsts, const void *const *srcs,
+extern "C" cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 					    const size_t *sizes, size_t count,
 					    struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
 					    size_t numAttrs, cudaStream_t stream) noexcept
@@ -323,7 +323,7 @@ extern "C" cudaError_t cudaMemcpyBatchAsync(const void *const *dsts, const void 
 	return rt_batch_1d(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream, false);
 }
 
-extern "C" cudaError_t cudaMemcpyBatchAsync_ptsz(const void *const *dsts,
+extern "C" cudaError_t cudaMemcpyBatchAsync_ptsz(void *const *dsts,
 						 const void *const *srcs, const size_t *sizes,
 						 size_t count, struct cudaMemcpyAttributes *attrs,
 						 size_t *attrsIdxs, size_t numAttrs,

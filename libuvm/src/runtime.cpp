@@ -566,6 +566,9 @@ CUresult box_3d(cudaArray_t sa, const struct cudaPos &sp, const struct cudaPitch
 {
 	uint64_t elem = 1, width;
 
+	/* an array and a pointer on one side ("arr.copy.3d.src_array_and_ptr") */
+	if ((sa && s.ptr) || (da && d.ptr))
+		return CUDA_ERROR_INVALID_VALUE;
 	/* The extent counts the elements of the array taking part, if any. */
 	if (sa || da) {
 		if (CUresult r = array_element_size(reinterpret_cast<CUarray>(sa ? sa : da), &elem))
