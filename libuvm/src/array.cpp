@@ -603,17 +603,21 @@ CUresult destroy_mipmap(CUmipmappedArray h)
 	return CUDA_SUCCESS;
 }
 
+/* Part @n of an array's planes or a mipmapped array's levels. */
+CUresult nth_part(CUarray *out, const std::vector<std::unique_ptr<Array>> &parts, unsigned int n)
+{
+	if (!out || n >= parts.size())
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = reinterpret_cast<CUarray>(parts[n].get());
+	return CUDA_SUCCESS;
+}
+
 CUresult mipmap_level(CUarray *out, const void *h, unsigned int level)
 {
 	std::lock_guard<std::mutex> lock(state().mu);
 	Mipmap *m = find_mipmap(h);
 
-	if (!m)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!out || level >= m->levels.size())
-		return CUDA_ERROR_INVALID_VALUE;
-	*out = reinterpret_cast<CUarray>(m->levels[level].get());
-	return CUDA_SUCCESS;
+	return m ? nth_part(out, m->levels, level) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult array_plane(CUarray *out, const void *h, unsigned int plane)
@@ -621,26 +625,22 @@ CUresult array_plane(CUarray *out, const void *h, unsigned int plane)
 	std::lock_guard<std::mutex> lock(state().mu);
 	Array *a = find_array(h);
 
-	if (!a)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!out || plane >= a->planes.size())
-		return CUDA_ERROR_INVALID_VALUE;
-	*out = reinterpret_cast<CUarray>(a->planes[plane].get());
-	return CUDA_SUCCESS;
+	return a ? nth_part(out, a->planes, plane) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 /*
  * Memory requirements and sparse properties are those of deferred-mapping
  * and sparse arrays, which libuvm does not make: every array it has is
- * neither ("arr.req.plain2d.memreq", ".sparse").
+ * neither ("arr.req.plain2d.memreq", ".sparse"); no output is an invalid
+ * value ("arr.null.memreq.out").
  */
 CUresult array_requirements(const void *out, const void *h, bool mipmap)
 {
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
 	std::lock_guard<std::mutex> lock(state().mu);
-
 	if (mipmap ? !find_mipmap(h) : !find_array(h))
 		return CUDA_ERROR_INVALID_HANDLE;
-	(void)out;
 	return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -1008,8 +1008,6 @@ extern "C" CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS 
 		(void)device;
 		if (CUresult r = check_init())
 			return r;
-		if (!memoryRequirements)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(memoryRequirements, array, false);
 	});
 }
@@ -1020,8 +1018,6 @@ extern "C" CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spa
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		if (!sparseProperties)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(sparseProperties, array, false);
 	});
 }
@@ -1065,8 +1061,6 @@ extern "C" CUresult cuMipmappedArrayGetMemoryRequirements(
 		(void)device;
 		if (CUresult r = check_init())
 			return r;
-		if (!memoryRequirements)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(memoryRequirements, mipmap, true);
 	});
 }
@@ -1077,8 +1071,6 @@ extern "C" CUresult cuMipmappedArrayGetSparseProperties(
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		if (!sparseProperties)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(sparseProperties, mipmap, true);
 	});
 }
@@ -1239,8 +1231,6 @@ extern "C" cudaError_t cudaArrayGetMemoryRequirements(
 {
 	return rt([&]() -> CUresult {
 		(void)device;
-		if (!memoryRequirements)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(memoryRequirements, array, false);
 	});
 }
@@ -1251,8 +1241,6 @@ extern "C" cudaError_t cudaMipmappedArrayGetMemoryRequirements(
 {
 	return rt([&]() -> CUresult {
 		(void)device;
-		if (!memoryRequirements)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(memoryRequirements, mipmap, true);
 	});
 }
@@ -1261,8 +1249,6 @@ extern "C" cudaError_t cudaArrayGetSparseProperties(
 	struct cudaArraySparseProperties *sparseProperties, cudaArray_t array) noexcept
 {
 	return rt([&]() -> CUresult {
-		if (!sparseProperties)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(sparseProperties, array, false);
 	});
 }
@@ -1271,8 +1257,6 @@ extern "C" cudaError_t cudaMipmappedArrayGetSparseProperties(
 	struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap) noexcept
 {
 	return rt([&]() -> CUresult {
-		if (!sparseProperties)
-			return CUDA_ERROR_INVALID_VALUE;
 		return array_requirements(sparseProperties, mipmap, true);
 	});
 }
