@@ -3206,31 +3206,46 @@ FIXTURE_VARIANT_ADD(box_bad, set_unmapped) {
 	BOX_OK, .set = true, .doff = (4 << 20) - 100, .err = EFAULT };
 #pragma GCC diagnostic pop
 
+/*
+ * What the refusal tests copy between: 4 MiB each of pageable memory (a
+ * hole after it), managed memory filled from @seed (its bytes also in
+ * *@snap, to see that nothing changed) and device memory of GPU 0.
+ */
+static int refusal_bufs(struct uvm_dev *dev, uint8_t **pg, uint8_t **m, uint8_t **d,
+			uint8_t **snap, unsigned int seed)
+{
+	*pg = mmap(NULL, (4 << 20) + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (*pg == MAP_FAILED || munmap(*pg + (4 << 20), 4096))
+		return -1;
+	*m = uvm_mmap_block_aligned(dev, 4 << 20);
+	*d = uvm_mmap_device(dev, 0, 4 << 20);
+	*snap = malloc(4 << 20);
+	if (*m == MAP_FAILED || *d == MAP_FAILED || !*snap)
+		return -1;
+	uvm_random_fill(*m, 4 << 20, seed);
+	memcpy(*snap, *m, 4 << 20);
+	memset(*pg, 0x3c, 4 << 20);
+	return 0;
+}
+
+static void refusal_bufs_free(uint8_t *pg, uint8_t *m, uint8_t *d, uint8_t *snap)
+{
+	munmap(pg, 4 << 20);
+	munmap(m, 4 << 20);
+	munmap(d, 4 << 20);
+	free(snap);
+}
+
 FIXTURE_SETUP(box_bad)
 {
 	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 2);
-	/* 4 MiB and a hole after them */
-	self->pg = mmap(NULL, (4 << 20) + 4096, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->pg);
-	ASSERT_EQ(0, munmap(self->pg + (4 << 20), 4096));
-	self->m = uvm_mmap_block_aligned(&self->dev, 4 << 20);
-	ASSERT_NE(MAP_FAILED, self->m);
-	self->d = uvm_mmap_device(&self->dev, 0, 4 << 20);
-	ASSERT_NE(MAP_FAILED, self->d);
-	self->snap = malloc(4 << 20);
-	ASSERT_NE(NULL, self->snap);
-	uvm_random_fill(self->m, 4 << 20, 0xb0c5);
-	memcpy(self->snap, self->m, 4 << 20);
-	memset(self->pg, 0x3c, 4 << 20);
+	ASSERT_EQ(0, refusal_bufs(&self->dev, &self->pg, &self->m, &self->d, &self->snap, 0xb0c5));
 }
 
 FIXTURE_TEARDOWN(box_bad)
 {
-	munmap(self->pg, 4 << 20);
-	munmap(self->m, 4 << 20);
-	munmap(self->d, 4 << 20);
-	free(self->snap);
+	refusal_bufs_free(self->pg, self->m, self->d, self->snap);
 	uvm_dev_teardown(&self->dev);
 }
 
@@ -3336,26 +3351,12 @@ FIXTURE(batch_bad) {
 FIXTURE_SETUP(batch_bad)
 {
 	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 2);
-	self->pg = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
-	ASSERT_NE(MAP_FAILED, self->pg);
-	self->m = uvm_mmap_block_aligned(&self->dev, 4 << 20);
-	ASSERT_NE(MAP_FAILED, self->m);
-	self->d = uvm_mmap_device(&self->dev, 0, 4 << 20);
-	ASSERT_NE(MAP_FAILED, self->d);
-	self->snap = malloc(4 << 20);
-	ASSERT_NE(NULL, self->snap);
-	uvm_random_fill(self->m, 4 << 20, 0xba7c);
-	memcpy(self->snap, self->m, 4 << 20);
-	memset(self->pg, 0x3c, 4 << 20);
+	ASSERT_EQ(0, refusal_bufs(&self->dev, &self->pg, &self->m, &self->d, &self->snap, 0xba7c));
 }
 
 FIXTURE_TEARDOWN(batch_bad)
 {
-	munmap(self->pg, 4 << 20);
-	munmap(self->m, 4 << 20);
-	munmap(self->d, 4 << 20);
-	free(self->snap);
+	refusal_bufs_free(self->pg, self->m, self->d, self->snap);
 	uvm_dev_teardown(&self->dev);
 }
 

@@ -61,6 +61,9 @@ struct Side {
 	Allocation *a = nullptr;	/* nullptr: ordinary process memory */
 	bool vmm = false;		/* in a reservation (cuMemAddressReserve) */
 	bool vmm_host = false;		/* ... of host-located memory */
+
+	/* Ordinary process memory, which the driver pins for the copy. */
+	bool pageable() const { return !a && !vmm; }
 };
 
 /**
@@ -480,13 +483,13 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 	int r;
 	if (req.is_set) {
 		r = job.box(req, req.dst, req.src);
-		waiting = mode == Mode::async ? !dst.a && !dst.vmm : !async_ok(dst);
+		waiting = mode == Mode::async ? dst.pageable() : !async_ok(dst);
 	} else if (c.overlap) {
 		r = box_bounced(job, req, c, &bounce);
 		waiting = true;
 	} else {
 		r = job.box(req, req.dst, req.src);
-		waiting = mode == Mode::async ? (!dst.a && !dst.vmm) || (!src.a && !src.vmm) :
+		waiting = mode == Mode::async ? dst.pageable() || src.pageable() :
 						!async_ok(dst) || !async_ok(src);
 	}
 	return job_finish(job, st, waiting, r, lock);
@@ -528,7 +531,7 @@ CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool pt
 			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = box_check(bc.box, &c))
 			return r;
-		if ((!c.dst.a && !c.dst.vmm) || (!c.src.a && !c.src.vmm) || c.overlap ||
+		if (c.dst.pageable() || c.src.pageable() || c.overlap ||
 		    bc.read_at_call)
 			waiting = true;
 	}
@@ -558,8 +561,8 @@ CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool pt
 		op.width = q.width * q.elem;
 		op.height = static_cast<__u32>(q.height);
 		op.depth = static_cast<__u32>(q.depth);
-		r = job.batch_add(op, !c.dst.a && !c.dst.vmm ? c.dspan : 0,
-				  !c.src.a && !c.src.vmm ? c.sspan : 0);
+		r = job.batch_add(op, c.dst.pageable() ? c.dspan : 0,
+				  c.src.pageable() ? c.sspan : 0);
 	}
 	if (!r)
 		r = job.batch_flush();
