@@ -40,6 +40,7 @@
  * faults would wait for them.
  */
 #include <linux/anon_inodes.h>
+#include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -100,13 +101,17 @@ static void uvm_mem_free_backing(struct uvm_mem *mem)
 	}
 	if (mem->pages) {
 		for (i = 0; i < uvm_mem_npages(mem); i++) {
-			if (mem->pages[i])
-				__free_page(mem->pages[i]);
-			/* gigabytes of host memory: let others run */
-			if (!((i + 1) % 512))
+			if (mem->runs && test_bit(i, mem->runs)) {
+				/* a run: one call, then let others run */
+				__free_pages(mem->pages[i], UVM_MEM_HOST_ORDER);
+				i += (1U << UVM_MEM_HOST_ORDER) - 1;
 				cond_resched();
+			} else if (mem->pages[i]) {
+				__free_page(mem->pages[i]);
+			}
 		}
 		kvfree(mem->pages);
+		bitmap_free(mem->runs);
 	}
 }
 
@@ -164,9 +169,12 @@ static int uvm_mem_alloc_vidmem(struct uvm_mem *mem)
  *
  * The pages are charged to the caller's memory cgroup and made accessible
  * to every GPU.  They come in runs of 2 MiB where the allocator has such
- * runs free, split into 4 KiB pages: one call into the allocator and one
- * charge per 512 pages (page by page, an 8 GiB request took over 180 s on
- * the debug kernel under TCG; seed 4303, debug612).  A page the allocator
+ * runs free, allocated and freed as one: one call into the allocator and
+ * one charge per 512 pages (page by page, an 8 GiB request took over 180 s
+ * to allocate on the debug kernel under TCG, and as long to free; seed
+ * 4303, debug612).  Nothing takes references on the pages: the CPU maps
+ * them by PFN, the GPUs by DMA address, the copy engine by physical
+ * address.  A page the allocator
  * cannot find after one round of reclaim fails the allocation
  * (__GFP_NORETRY): a request for gigabytes on a machine short of memory
  * answers -ENOMEM rather than reclaiming page after page.
@@ -188,7 +196,8 @@ static int uvm_mem_alloc_host(struct uvm_mem *mem)
 		gfp |= __GFP_THISNODE;
 	}
 	mem->pages = kvcalloc(n, sizeof(*mem->pages), GFP_KERNEL_ACCOUNT);
-	if (!mem->pages)
+	mem->runs = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
+	if (!mem->pages || !mem->runs)
 		return -ENOMEM;
 	for (i = 0; i < n; i += 1U << order) {
 		struct page *page = NULL;
@@ -208,7 +217,7 @@ static int uvm_mem_alloc_host(struct uvm_mem *mem)
 		if (!page)
 			return -ENOMEM;
 		if (order)
-			split_page(page, order);
+			__set_bit(i, mem->runs);
 		for (j = 0; j < 1U << order; j++)
 			mem->pages[i + j] = page + j;
 		cond_resched();

@@ -30,6 +30,9 @@ struct uvm_va_space;
  * @gpu:	GPU-located: the GPU
  * @chunks:	GPU-located: 2 MiB vidmem chunks, size / 2 MiB of them
  * @pages:	host-located: the pages, size / PAGE_SIZE of them
+ * @runs:	host-located: bit i set where pages[i] heads a 2 MiB run, an
+ *		allocation of order UVM_MEM_HOST_ORDER freed as one (its
+ *		other pages have no reference count of their own)
  * @dma:	host-located: per GPU index, the pages' DMA addresses
  *
  * Immutable after creation; freed with the last reference.
@@ -43,6 +46,7 @@ struct uvm_mem {
 	struct uvm_gpu *gpu;
 	u64 *chunks;
 	struct page **pages;
+	unsigned long *runs;
 	u64 *dma[UVM_MAX_GPUS];
 };
 
