@@ -684,7 +684,9 @@ struct uvm_ioc_copy_batch {
  * (managed memory is evicted to make room) and is never evicted.
  *
  * Return: 0; -EINVAL for a bad size, location type, handle type or flag;
- * -ENODEV for a bad GPU or node; -ENOMEM; -ENOSPC past UVM_MEM_MAX_HANDLES.
+ * -ENODEV for a bad GPU or node; -ENOMEM (also at once for host memory
+ * beyond what the machine could free); -ENOSPC past UVM_MEM_MAX_HANDLES;
+ * -EINTR on a fatal signal.
  */
 struct uvm_ioc_mem_create {
 	__u64 size;
