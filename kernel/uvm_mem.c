@@ -111,8 +111,8 @@ static void uvm_mem_free_backing(struct uvm_mem *mem)
 			}
 		}
 		kvfree(mem->pages);
-		bitmap_free(mem->runs);
 	}
+	bitmap_free(mem->runs);	/* also where the page array failed */
 }
 
 static void uvm_mem_release_kref(struct kref *kref)

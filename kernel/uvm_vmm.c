@@ -682,6 +682,7 @@ int uvm_ioc_mem_unmap(struct uvm_va_space *va_space, void *data)
 	}
 out_unlock:
 	up_write(&va_space->lock);
+	/* a last reference frees its allocation: maybe gigabytes, unlocked */
 	list_for_each_entry_safe(map, tmp, &dead, dead)
 		vmm_mapping_free(map);
 	return ret;

@@ -143,6 +143,7 @@ struct Layout {
 	uint64_t cols = 0, rows = 0, slices = 0;	/* elements, at least 1 */
 	uint64_t offset = 0;		/* of the first byte in the storage */
 
+	/* No overflow: layout_of()'s limits keep an array below 2^46 bytes. */
 	uint64_t pitch() const { return cols * elem; }
 	uint64_t slice_pitch() const { return pitch() * rows; }
 	uint64_t bytes() const { return slice_pitch() * slices; }
@@ -387,15 +388,11 @@ CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (CUresult r = layout_of(*d, &l))
 		return r;
-	uint64_t bytes;
-	if (__builtin_mul_overflow(l.cols * l.elem, l.rows, &bytes) ||
-	    __builtin_mul_overflow(bytes, l.slices, &bytes))
-		return CUDA_ERROR_OUT_OF_MEMORY;
 	auto a = std::make_unique<Array>();
 	a->l = l;
 	a->ctx = ctx;
 	std::lock_guard<std::mutex> lock(state().mu);
-	if (CUresult r = alloc_storage(ctx, bytes, &a->base))
+	if (CUresult r = alloc_storage(ctx, l.bytes(), &a->base))
 		return r;
 	if (l.format == CU_AD_FORMAT_NV12)
 		make_planes(a.get());
@@ -427,6 +424,18 @@ CUresult destroy_array(CUarray h)
 	forget_array(it->first);
 	free_storage(it->second->base);
 	tables().arrays.erase(it);
+	return CUDA_SUCCESS;
+}
+
+/* The layout of a live array (CUDA_ERROR_INVALID_HANDLE for none). */
+CUresult layout_of_handle(const void *h, Layout *l)
+{
+	std::lock_guard<std::mutex> lock(state().mu);
+	const Array *a = find_array(h);
+
+	if (!a)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*l = a->l;
 	return CUDA_SUCCESS;
 }
 
@@ -567,8 +576,7 @@ CUresult create_mipmap(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
 		a->l = level_layout(l0, n, total);
 		a->ctx = ctx;
 		a->mipmap = m.get();
-		if (__builtin_add_overflow(total, a->l.bytes(), &total))
-			return CUDA_ERROR_OUT_OF_MEMORY;
+		total += a->l.bytes();	/* at most twice level 0's */
 		m->levels.push_back(std::move(a));
 	}
 	std::lock_guard<std::mutex> lock(state().mu);
@@ -672,21 +680,25 @@ CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, ui
 	return CUDA_SUCCESS;
 }
 
-/* A linear run of @count bytes at @offset of an array, inside its storage
- * (the rows of a runtime cudaMemcpyToArray: "arr.copy.toarray"), or inside
- * its first row (the driver's cuMemcpyHtoA: "arr.cu.htoa.row1"). */
-CUresult linear_side(const void *h, uint64_t offset, uint64_t count, bool first_row,
+/* A linear run of @count bytes at (@x bytes, @y rows) of an array, inside
+ * its storage (the rows of a runtime cudaMemcpyToArray: "arr.copy.toarray"),
+ * or inside its first row (the driver's cuMemcpyHtoA, @y 0:
+ * "arr.cu.htoa.row1"). */
+CUresult linear_side(const void *h, uint64_t x, uint64_t y, uint64_t count, bool first_row,
 		     BoxSide *side)
 {
 	std::lock_guard<std::mutex> lock(state().mu);
 	const Array *a = find_array(h);
+	uint64_t offset;
 
 	if (!a)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!a->planes.empty())
 		return CUDA_ERROR_INVALID_VALUE;
 	const uint64_t end = first_row ? a->l.pitch() : a->l.bytes();
-	if (offset > end || count > end - offset)
+	if (__builtin_mul_overflow(y, a->l.pitch(), &offset) ||
+	    __builtin_add_overflow(offset, x, &offset) ||
+	    offset > end || count > end - offset)
 		return CUDA_ERROR_INVALID_VALUE;
 	side->addr = a->base + a->l.offset + offset;
 	side->pitch = side->slice_pitch = side->extent = 0;
@@ -743,7 +755,7 @@ CUresult linear_copy(const End &dst, const End &src, uint64_t count, CUstream h,
 		}
 		if (!e.array)
 			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = linear_side(e.array, e.x, count, true, side))
+		if (CUresult r = linear_side(e.array, e.x, 0, count, true, side))
 			return r == CUDA_ERROR_INVALID_HANDLE ? CUDA_ERROR_INVALID_VALUE : r;
 	}
 	q.width = count;
@@ -811,24 +823,10 @@ CUresult rt_copy_linear(const End &dst, const End &src, size_t count, int kind, 
 	for (int i = 0; i < 2; i++) {
 		const End &e = i ? src : dst;
 		BoxSide *side = i ? &q.src : &q.dst;
-		uint64_t pitch, off;
 
-		if (!e.is_array) {
+		if (!e.is_array)
 			side->addr = e.ptr;
-			continue;
-		}
-		{
-			std::lock_guard<std::mutex> lock(state().mu);
-			const Array *a = find_array(e.array);
-
-			if (!a)
-				return CUDA_ERROR_INVALID_HANDLE;
-			pitch = a->l.pitch();
-		}
-		if (__builtin_mul_overflow(e.y, pitch, &off) ||
-		    __builtin_add_overflow(off, e.x, &off))
-			return CUDA_ERROR_INVALID_VALUE;
-		if (CUresult r = linear_side(e.array, off, count, false, side))
+		else if (CUresult r = linear_side(e.array, e.x, e.y, count, false, side))
 			return r;
 	}
 	q.width = count;
@@ -890,12 +888,11 @@ CUresult array_copy_kind(int kind, bool dst_array, bool src_array)
 
 CUresult array_element_size(CUarray a, uint64_t *elem)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
-	const Array *arr = find_array(a);
+	Layout l;
 
-	if (!arr)
-		return CUDA_ERROR_INVALID_HANDLE;
-	*elem = arr->l.elem;
+	if (CUresult r = layout_of_handle(a, &l))
+		return r;
+	*elem = l.elem;
 	return CUDA_SUCCESS;
 }
 
@@ -957,15 +954,15 @@ extern "C" CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDes
 					      CUarray hArray) noexcept
 {
 	return guard([&]() -> CUresult {
+		Layout l;
+
 		if (CUresult r = check_init())
 			return r;
-		std::lock_guard<std::mutex> lock(state().mu);
-		Array *a = find_array(hArray);
-		if (!a)
-			return CUDA_ERROR_INVALID_HANDLE;
+		if (CUresult r = layout_of_handle(hArray, &l))
+			return r;
 		if (!pArrayDescriptor)
 			return CUDA_ERROR_INVALID_VALUE;
-		descriptor3d(a->l, pArrayDescriptor);
+		descriptor3d(l, pArrayDescriptor);
 		return CUDA_SUCCESS;
 	});
 }
@@ -974,19 +971,15 @@ extern "C" CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescrip
 					    CUarray hArray) noexcept
 {
 	return guard([&]() -> CUresult {
+		Layout l;
+
 		if (CUresult r = check_init())
 			return r;
-		std::lock_guard<std::mutex> lock(state().mu);
-		Array *a = find_array(hArray);
-		if (!a)
-			return CUDA_ERROR_INVALID_HANDLE;
+		if (CUresult r = layout_of_handle(hArray, &l))
+			return r;
 		if (!pArrayDescriptor)
 			return CUDA_ERROR_INVALID_VALUE;
-		*pArrayDescriptor = {};
-		pArrayDescriptor->Width = a->l.width;
-		pArrayDescriptor->Height = a->l.height;
-		pArrayDescriptor->Format = a->l.format;
-		pArrayDescriptor->NumChannels = a->l.channels;
+		*pArrayDescriptor = { l.width, l.height, l.format, l.channels };
 		return CUDA_SUCCESS;
 	});
 }
@@ -1192,18 +1185,17 @@ extern "C" cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
 					cudaArray_t array) noexcept
 {
 	return rt([&]() -> CUresult {
-		std::lock_guard<std::mutex> lock(state().mu);
-		Array *a = find_array(array);
+		Layout l;
 
-		if (!a)
-			return CUDA_ERROR_INVALID_HANDLE;
+		if (CUresult r = layout_of_handle(array, &l))
+			return r;
 		/* every output is optional ("arr.null.getinfo.*") */
 		if (desc)
-			*desc = channel_desc(a->l.format, a->l.channels);
+			*desc = channel_desc(l.format, l.channels);
 		if (extent)
-			*extent = { a->l.width, a->l.height, a->l.depth };
+			*extent = { l.width, l.height, l.depth };
 		if (flags)
-			*flags = a->l.flags;
+			*flags = l.flags;
 		return CUDA_SUCCESS;
 	});
 }
