@@ -44,9 +44,9 @@
  * allocation went away before the job ran fails the job with -EFAULT.
  *
  * Locking: the VA space lock for read during a job, dropped between windows
- * while a writer waits for it (the allocations a job found stay while it is
- * held, so a window reuses the previous window's when its bytes are
- * inside); block locks per window.
+ * while a writer waits for it, once the job has held it 100 ms (the
+ * allocations a job found stay while it is held, so a window reuses the
+ * previous window's when its bytes are inside); block locks per window.
  */
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -134,13 +134,18 @@ struct uvm_copy_job {
  *		from window to window while the job runs
  * @vmm:	per side: the mapping of a VMM side
  * @locked:	the distinct blocks locked, in locking order
+ * @locked_at:	jiffies when the job last took the VA space lock
  */
 struct uvm_copy_window {
 	struct uvm_va_block *block[2];
 	struct uvm_va_range *range[2];
 	struct uvm_vmm_mapping *vmm[2];
 	struct uvm_va_block *locked[2];
+	unsigned long locked_at;
 };
+
+/* How long a job keeps the VA space lock before a waiting writer goes first. */
+#define UVM_COPY_HOLD_MS	100
 
 static inline struct uvm_copy_job *to_uvm_copy_job(struct uvm_job *job)
 {
@@ -548,10 +553,12 @@ static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *bo
  *
  * A copy of gigabytes takes minutes on a slow machine; holding the VA space
  * lock all along would keep an unmap or a registration waiting as long.
- * When a writer waits, the gathered operations go to the engine (their
- * memory is the lock's to keep) and the lock is dropped and taken again;
- * the next window looks its allocations up afresh and fails the job with
- * -EFAULT when one went away meanwhile.
+ * When a writer waits and the job has held the lock UVM_COPY_HOLD_MS, the
+ * gathered operations go to the engine (their memory is the lock's to
+ * keep) and the lock is dropped and taken again; the next window looks its
+ * allocations up afresh and fails the job with -EFAULT when one went away
+ * meanwhile, the windows before it copied.  A shorter job is all or
+ * nothing against an unmap of its sides.
  *
  * Return: 0 or the -errno of the engine.
  */
@@ -560,7 +567,8 @@ static int uvm_copy_yield_lock(struct uvm_va_space *va_space, struct uvm_copy_wi
 {
 	int ret;
 
-	if (!rwsem_is_contended(&va_space->lock))
+	if (!rwsem_is_contended(&va_space->lock) ||
+	    time_before(jiffies, win->locked_at + msecs_to_jiffies(UVM_COPY_HOLD_MS)))
 		return 0;
 	ret = uvm_ce_batch_flush(b);
 	if (ret)
@@ -568,6 +576,7 @@ static int uvm_copy_yield_lock(struct uvm_va_space *va_space, struct uvm_copy_wi
 	up_read(&va_space->lock);
 	cond_resched();
 	down_read(&va_space->lock);
+	win->locked_at = jiffies;
 	memset(win->range, 0, sizeof(win->range));
 	return 0;
 }
@@ -644,6 +653,7 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	}
 	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_COPY);
 	down_read(&va_space->lock);
+	win.locked_at = jiffies;
 	for (i = 0; i < job->nboxes && !ret; i++)
 		ret = uvm_copy_box_run(va_space, job, &job->boxes[i], &win, ctx, b);
 	/* the operations still gathered, whose memory the lock keeps */
