@@ -115,21 +115,40 @@ uvm_kernel_release() {
 }
 
 # uvm_kvm_works - true when /dev/kvm is usable by QEMU (UVM_ACCEL=tcg|kvm
-# forces the answer). The answer is cached for this process.
+# forces the answer). The answer is cached for this process, and per host
+# kernel and QEMU in the cache directory (the boot test below takes seconds).
 uvm_kvm_works() {
 	case ${UVM_ACCEL:-auto} in
 	kvm) return 0 ;;
 	tcg) return 1 ;;
 	esac
 	if [[ -z ${_UVM_KVM_OK:-} ]]; then
-		_UVM_KVM_OK=no
-		# A QEMU that cannot set up a KVM vCPU aborts here (seen on
-		# nested hosts: "failed to set MSR"); a working one quits cleanly.
-		if [[ -r /dev/kvm && -w /dev/kvm ]] &&
-		   (echo quit | timeout 20 qemu-system-x86_64 -machine q35,accel=kvm \
-			-cpu host -m 64 -nodefaults -display none -S \
-			-monitor stdio) >/dev/null 2>&1; then
-			_UVM_KVM_OK=yes
+		local stamp k qv
+		qv=$(qemu-system-x86_64 --version 2>/dev/null | head -n1 | tr -c 'a-zA-Z0-9.\n' _)
+		stamp=$UVM_CACHE/accel-$(uname -r)-$qv
+		if [[ -f $stamp ]]; then
+			_UVM_KVM_OK=$(cat "$stamp")
+		else
+			_UVM_KVM_OK=no
+			k=$(find /boot -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort | tail -n1)
+			# A QEMU that cannot set up a KVM vCPU aborts at once (seen
+			# on nested hosts: "failed to set MSR"); on some nested
+			# hosts the vCPU starts but a Linux guest never gets
+			# anywhere.  So boot a kernel without a root file system:
+			# it panics and QEMU exits (-no-reboot), in a second or two
+			# where KVM works.
+			if [[ -r /dev/kvm && -w /dev/kvm && -n $k ]] &&
+			   (echo quit | timeout 20 qemu-system-x86_64 -machine q35,accel=kvm \
+				-cpu host -m 64 -nodefaults -display none -S \
+				-monitor stdio) >/dev/null 2>&1 &&
+			   timeout 30 qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 256 \
+				-nodefaults -display none -no-reboot -kernel "$k" \
+				-append "panic=-1 quiet" </dev/null >/dev/null 2>&1; then
+				_UVM_KVM_OK=yes
+			fi
+			if [[ -n $k ]]; then
+				mkdir -p "$UVM_CACHE" && echo "$_UVM_KVM_OK" >"$stamp" || true
+			fi
 		fi
 	fi
 	[[ $_UVM_KVM_OK == yes ]]
