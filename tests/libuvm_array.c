@@ -246,9 +246,12 @@ TEST_F(array, shapes_and_flags)
 		{ 1024, 0, 0, CUDA_ARRAY3D_SPARSE, CUDA_ERROR_INVALID_VALUE },
 		{ 64, 32, 0, CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING,
 		  CUDA_ERROR_INVALID_VALUE },
-		/* valid, but libuvm has no sparse or deferred-mapping arrays */
-		{ 1024, 1024, 0, CUDA_ARRAY3D_SPARSE, CUDA_ERROR_NOT_SUPPORTED },
-		{ 64, 32, 0, CUDA_ARRAY3D_DEFERRED_MAPPING, CUDA_ERROR_NOT_SUPPORTED },
+		/* "arr.cu.create3d.sparse2d", ".deferred2d"; no sparse cubemaps
+		 * ("sp.shape.u8x4.cubemap.256.sparse") */
+		{ 1024, 1024, 0, CUDA_ARRAY3D_SPARSE, CUDA_SUCCESS },
+		{ 64, 32, 0, CUDA_ARRAY3D_DEFERRED_MAPPING, CUDA_SUCCESS },
+		{ 64, 64, 6, CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_CUBEMAP, CUDA_ERROR_INVALID_VALUE },
+		{ 64, 64, 6, CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_CUBEMAP, CUDA_SUCCESS },
 		{ 64, 32, 0, CUDA_ARRAY3D_VIDEO_ENCODE_DECODE, CUDA_SUCCESS },
 		{ 64, 32, 0, 0x200, CUDA_ERROR_INVALID_VALUE },
 		{ 64, 32, 0, 0x80000000u, CUDA_SUCCESS },
@@ -309,10 +312,10 @@ TEST_F(array, shapes_and_flags)
 	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, 0));
 	EXPECT_EQ(16384, v);
 	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, 0));
-	EXPECT_EQ(0, v);
+	EXPECT_EQ(1, v);	/* "arr.prop.sparseCudaArraySupported" */
 	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
 		CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, 0));
-	EXPECT_EQ(0, v);
+	EXPECT_EQ(1, v);
 }
 
 /* Every kind of linear memory to and from an array, sync and async, with

@@ -333,5 +333,8 @@ PROBE_TEST(probe_vmm)
 /* A plain C program using only cuda_runtime_api.h: every function of the
  * runtime's Memory Management group, as an ordinary program calls them. */
 PROBE_TEST(probe_rtprog)
+/* Sparse and deferred-mapping arrays: tile shapes, mip tails, memory
+ * requirements, cuMemMapArrayAsync with the data checked. */
+PROBE_TEST(probe_sparse)
 
 TEST_HARNESS_MAIN

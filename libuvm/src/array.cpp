@@ -27,19 +27,18 @@
  * made-up handle ("arr.destroy_twice", "arr.use_after_free"), libuvm answers
  * CUDA_ERROR_INVALID_HANDLE (cudaErrorInvalidResourceHandle).
  *
- * Not supported: sparse and deferred-mapping arrays (their memory comes
- * from cuMemMapArrayAsync, with tiles smaller than the driver's 2 MiB
- * mapping granule): creating one answers CUDA_ERROR_NOT_SUPPORTED and the
- * device attributes say so; the multi-planar formats other than NV12.
+ * Sparse and deferred-mapping arrays have no allocation: their memory is
+ * mapped by cuMemMapArrayAsync (sparse.cpp).  A deferred-mapping array is
+ * laid out as any other in the memory mapped; a sparse one's copies are
+ * split per tile.  Not supported: the multi-planar formats other than NV12.
  *
  * Locking: the tables of arrays are State::mu's; a destroyed context takes
  * its arrays with it (release_context_arrays()).
  */
 #include <cerrno>
 #include <cstring>
-#include <unordered_map>
 
-#include "internal.h"
+#include "array.h"
 
 namespace uvm {
 namespace {
@@ -131,83 +130,11 @@ unsigned int channel_bytes(CUarray_format f)
 }
 
 /**
- * struct Layout - what an array is and where its bytes are.
- */
-struct Layout {
-	CUarray_format format = CU_AD_FORMAT_UNSIGNED_INT8;
-	unsigned int channels = 1;
-	uint64_t width = 0, height = 0, depth = 0;	/* as described (texels) */
-	unsigned int flags = 0;
-	uint64_t elem = 1;		/* bytes per element */
-	uint64_t block = 1;		/* texels per element side: 4 compressed */
-	uint64_t cols = 0, rows = 0, slices = 0;	/* elements, at least 1 */
-	uint64_t offset = 0;		/* of the first byte in the storage */
-
-	/* No overflow: layout_of()'s limits keep an array below 2^46 bytes. */
-	uint64_t pitch() const { return cols * elem; }
-	uint64_t slice_pitch() const { return pitch() * rows; }
-	uint64_t bytes() const { return slice_pitch() * slices; }
-};
-
-struct Mipmap;
-
-/**
- * struct Array - a CUDA array, a plane of one, or a level of a mipmapped
- * array.  Planes and levels share their owner's storage and go with it.
- */
-struct Array {
-	Layout l;
-	Context *ctx = nullptr;
-	uint64_t base = 0;		/* the storage allocation */
-	Array *owner = nullptr;		/* a plane: its array */
-	Mipmap *mipmap = nullptr;	/* a level: its mipmapped array */
-	std::vector<std::unique_ptr<Array>> planes;	/* NV12: luma, chroma */
-};
-
-/** struct Mipmap - a mipmapped array: its levels in one allocation. */
-struct Mipmap {
-	Layout l;			/* level 0 */
-	Context *ctx = nullptr;
-	uint64_t base = 0;
-	std::vector<std::unique_ptr<Array>> levels;
-};
-
-/* The arrays and mipmapped arrays the library made (State::mu). */
-struct Tables {
-	std::unordered_map<Array *, std::unique_ptr<Array>> arrays;	/* created */
-	std::unordered_map<Array *, Array *> all;	/* created, planes, levels */
-	std::unordered_map<Mipmap *, std::unique_ptr<Mipmap>> mipmaps;
-};
-
-Tables &tables()
-{
-	static Tables t;
-
-	return t;
-}
-
-/* A live array (State::mu held), or nullptr. */
-Array *find_array(const void *h)
-{
-	auto it = tables().all.find(static_cast<Array *>(const_cast<void *>(h)));
-
-	return it == tables().all.end() ? nullptr : it->second;
-}
-
-Mipmap *find_mipmap(const void *h)
-{
-	auto it = tables().mipmaps.find(static_cast<Mipmap *>(const_cast<void *>(h)));
-
-	return it == tables().mipmaps.end() ? nullptr : it->second.get();
-}
-
-/**
  * layout_of() - check a descriptor and lay the array out
  * @d:		the descriptor (Depth 0 for a 2D descriptor)
  * @l:		out
  *
- * Return: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE, or
- * CUDA_ERROR_NOT_SUPPORTED for sparse and deferred-mapping arrays.
+ * Return: CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE.
  */
 CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
 {
@@ -271,19 +198,17 @@ CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
 		   !(w <= kMax3DAltWidth && h <= kMax3DAltWidth && z <= kMax3DAltDepth)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	if (f & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
-		return CUDA_ERROR_NOT_SUPPORTED;
-
 	l->block = block;
 	l->cols = (w + block - 1) / block;
 	l->rows = h ? (h + block - 1) / block : 1;
 	l->slices = z ? z : 1;
 	if (d.Format == CU_AD_FORMAT_NV12)	/* luma rows, then chroma rows */
 		l->rows = h + h / 2;
-	return CUDA_SUCCESS;
+	return sparse_check(*l);
 }
 
-/* The layout of mipmap level @n of @l0 (its storage follows @offset). */
+} // namespace
+
 Layout level_layout(const Layout &l0, unsigned int n, uint64_t offset)
 {
 	Layout l = l0;
@@ -301,6 +226,29 @@ Layout level_layout(const Layout &l0, unsigned int n, uint64_t offset)
 	l.offset = offset;
 	return l;
 }
+
+ArrayTables &array_tables()
+{
+	static ArrayTables t;
+
+	return t;
+}
+
+Array *find_array(const void *h)
+{
+	auto it = array_tables().all.find(static_cast<Array *>(const_cast<void *>(h)));
+
+	return it == array_tables().all.end() ? nullptr : it->second;
+}
+
+Mipmap *find_mipmap(const void *h)
+{
+	auto it = array_tables().mipmaps.find(static_cast<Mipmap *>(const_cast<void *>(h)));
+
+	return it == array_tables().mipmaps.end() ? nullptr : it->second.get();
+}
+
+namespace {
 
 /* Levels a mipmapped array of @l0 has when @asked are asked for. */
 unsigned int level_count(const Layout &l0, unsigned int asked)
@@ -331,23 +279,53 @@ void free_storage(uint64_t base)
 {
 	auto it = state().allocations.find(base);
 
-	if (it != state().allocations.end())
+	if (base && it != state().allocations.end())
 		free_allocation(it);
+}
+
+/*
+ * The storage of an array or mipmapped array (@levels levels of @l0,
+ * @bytes in all): an allocation; nothing yet for deferred-mapping and
+ * sparse ones.  State::mu held.
+ */
+CUresult make_storage(Context *ctx, const Layout &l0, unsigned int levels, uint64_t bytes,
+		      Storage *st)
+{
+	if (l0.sparse()) {
+		if (CUresult r = make_zero_tile(ctx))
+			return r;
+		st->sparse = sparse_layout(l0, levels);
+		return CUDA_SUCCESS;
+	}
+	if (l0.deferred()) {
+		st->required = deferred_requirement(l0, levels);
+		return CUDA_SUCCESS;
+	}
+	return alloc_storage(ctx, bytes, &st->base);
+}
+
+/* Where an array's plain layout starts: its allocation, or the memory
+ * mapped to a deferred-mapping array (0: nothing is). */
+uint64_t storage_base(Array *a)
+{
+	const Storage &st = storage_of(a);
+
+	return st.mapped ? st.mapped.addr() : st.base;
 }
 
 /* Register an array and its planes under their handles. */
 void register_array(Array *a)
 {
-	tables().all[a] = a;
+	array_tables().all[a] = a;
 	for (auto &p : a->planes)
-		tables().all[p.get()] = p.get();
+		array_tables().all[p.get()] = p.get();
 }
 
 void forget_array(Array *a)
 {
 	for (auto &p : a->planes)
-		tables().all.erase(p.get());
-	tables().all.erase(a);
+		array_tables().all.erase(p.get());
+	array_tables().all.erase(a);
 }
 
 /* The two planes of an NV12 array. */
@@ -371,7 +349,6 @@ void make_planes(Array *a)
 
 		p->l = pl;
 		p->ctx = a->ctx;
-		p->base = a->base;
 		p->owner = a;
 		a->planes.push_back(std::move(p));
 	}
@@ -392,13 +369,13 @@ CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 	a->l = l;
 	a->ctx = ctx;
 	std::lock_guard<std::mutex> lock(state().mu);
-	if (CUresult r = alloc_storage(ctx, l.bytes(), &a->base))
+	if (CUresult r = make_storage(ctx, l, 1, l.bytes(), &a->st))
 		return r;
 	if (l.format == CU_AD_FORMAT_NV12)
 		make_planes(a.get());
 	Array *p = a.get();
 	register_array(p);
-	tables().arrays[p] = std::move(a);
+	array_tables().arrays[p] = std::move(a);
 	*out = reinterpret_cast<CUarray>(p);
 	return CUDA_SUCCESS;
 }
@@ -418,12 +395,12 @@ CUresult destroy_array(CUarray h)
 	}
 	wait_all();
 	std::lock_guard<std::mutex> lock(state().mu);
-	auto it = tables().arrays.find(reinterpret_cast<Array *>(h));
-	if (it == tables().arrays.end())
+	auto it = array_tables().arrays.find(reinterpret_cast<Array *>(h));
+	if (it == array_tables().arrays.end())
 		return CUDA_ERROR_INVALID_HANDLE;
 	forget_array(it->first);
-	free_storage(it->second->base);
-	tables().arrays.erase(it);
+	free_storage(it->second->st.base);
+	array_tables().arrays.erase(it);
 	return CUDA_SUCCESS;
 }
 
@@ -570,24 +547,24 @@ CUresult create_mipmap(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
 	m->l = l0;
 	m->ctx = ctx;
 	uint64_t total = 0;
-	for (unsigned int n = 0, c = level_count(l0, levels); n < c; n++) {
+	const unsigned int count = level_count(l0, levels);
+	for (unsigned int n = 0; n < count; n++) {
 		auto a = std::make_unique<Array>();
 
 		a->l = level_layout(l0, n, total);
 		a->ctx = ctx;
 		a->mipmap = m.get();
+		a->level = n;
 		total += a->l.bytes();	/* at most twice level 0's */
 		m->levels.push_back(std::move(a));
 	}
 	std::lock_guard<std::mutex> lock(state().mu);
-	if (CUresult r = alloc_storage(ctx, total, &m->base))
+	if (CUresult r = make_storage(ctx, l0, count, total, &m->st))
 		return r;
-	for (auto &a : m->levels) {
-		a->base = m->base;
+	for (auto &a : m->levels)
 		register_array(a.get());
-	}
 	Mipmap *p = m.get();
-	tables().mipmaps[p] = std::move(m);
+	array_tables().mipmaps[p] = std::move(m);
 	*out = reinterpret_cast<CUmipmappedArray>(p);
 	return CUDA_SUCCESS;
 }
@@ -601,13 +578,13 @@ CUresult destroy_mipmap(CUmipmappedArray h)
 	}
 	wait_all();
 	std::lock_guard<std::mutex> lock(state().mu);
-	auto it = tables().mipmaps.find(reinterpret_cast<Mipmap *>(h));
-	if (it == tables().mipmaps.end())
+	auto it = array_tables().mipmaps.find(reinterpret_cast<Mipmap *>(h));
+	if (it == array_tables().mipmaps.end())
 		return CUDA_ERROR_INVALID_HANDLE;
 	for (auto &a : it->second->levels)
 		forget_array(a.get());
-	free_storage(it->second->base);
-	tables().mipmaps.erase(it);
+	free_storage(it->second->st.base);
+	array_tables().mipmaps.erase(it);
 	return CUDA_SUCCESS;
 }
 
@@ -636,22 +613,6 @@ CUresult array_plane(CUarray *out, const void *h, unsigned int plane)
 	return a ? nth_part(out, a->planes, plane) : CUDA_ERROR_INVALID_HANDLE;
 }
 
-/*
- * Memory requirements and sparse properties are those of deferred-mapping
- * and sparse arrays, which libuvm does not make: every array it has is
- * neither ("arr.req.plain2d.memreq", ".sparse"); no output is an invalid
- * value ("arr.null.memreq.out").
- */
-CUresult array_requirements(const void *out, const void *h, bool mipmap)
-{
-	if (!out)
-		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
-	if (mipmap ? !find_mipmap(h) : !find_array(h))
-		return CUDA_ERROR_INVALID_HANDLE;
-	return CUDA_ERROR_INVALID_VALUE;
-}
-
 /* Copies */
 
 /*
@@ -661,7 +622,7 @@ CUresult array_requirements(const void *out, const void *h, bool mipmap)
 CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, uint64_t width,
 			   uint64_t height, uint64_t depth, BoxSide *side)
 {
-	const Array *a = find_array(h);
+	Array *a = find_array(h);
 
 	if (!a)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -672,7 +633,14 @@ CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, ui
 	if (x > l.pitch() || width > l.pitch() - x || y > l.rows || height > l.rows - y ||
 	    z > l.slices || depth > l.slices - z)
 		return CUDA_ERROR_INVALID_VALUE;
-	side->addr = a->base + l.offset + z * l.slice_pitch() + y * l.pitch() + x;
+	if (storage_of(a).sparse) {
+		tiled_side(a, x, y, z, side);
+		return CUDA_SUCCESS;
+	}
+	const uint64_t base = storage_base(a);
+	if (!base)
+		return CUDA_ERROR_INVALID_VALUE;
+	side->addr = base + l.offset + z * l.slice_pitch() + y * l.pitch() + x;
 	side->pitch = l.pitch();
 	side->slice_pitch = l.slice_pitch();
 	side->extent = 0;
@@ -688,7 +656,7 @@ CUresult linear_side(const void *h, uint64_t x, uint64_t y, uint64_t count, bool
 		     BoxSide *side)
 {
 	std::lock_guard<std::mutex> lock(state().mu);
-	const Array *a = find_array(h);
+	Array *a = find_array(h);
 	uint64_t offset;
 
 	if (!a)
@@ -700,7 +668,18 @@ CUresult linear_side(const void *h, uint64_t x, uint64_t y, uint64_t count, bool
 	    __builtin_add_overflow(offset, x, &offset) ||
 	    offset > end || count > end - offset)
 		return CUDA_ERROR_INVALID_VALUE;
-	side->addr = a->base + a->l.offset + offset;
+	if (storage_of(a).sparse) {
+		/* A run in one row is a box of that row; runs over several
+		 * rows of a sparse array are not supported. */
+		if (x >= a->l.pitch() || count > a->l.pitch() - x)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		tiled_side(a, x, y, 0, side);
+		return CUDA_SUCCESS;
+	}
+	const uint64_t base = storage_base(a);
+	if (!base)
+		return CUDA_ERROR_INVALID_VALUE;
+	side->addr = base + a->l.offset + offset;
 	side->pitch = side->slice_pitch = side->extent = 0;
 	side->role = Role::device;
 	return CUDA_SUCCESS;
@@ -838,8 +817,9 @@ CUresult rt_copy_linear(const End &dst, const End &src, size_t count, int kind, 
 /* Planes, levels and arrays of a context that is destroyed (State::mu). */
 void release_context_arrays(Context *ctx)
 {
-	Tables &t = tables();
+	ArrayTables &t = array_tables();
 
+	forget_zero_tile(ctx);
 	for (auto it = t.arrays.begin(); it != t.arrays.end();) {
 		auto next = std::next(it);
 
@@ -1001,7 +981,7 @@ extern "C" CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS 
 		(void)device;
 		if (CUresult r = check_init())
 			return r;
-		return array_requirements(memoryRequirements, array, false);
+		return memory_requirements(memoryRequirements, array, false);
 	});
 }
 
@@ -1011,7 +991,7 @@ extern "C" CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spa
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		return array_requirements(sparseProperties, array, false);
+		return sparse_properties(sparseProperties, array, false);
 	});
 }
 
@@ -1054,7 +1034,7 @@ extern "C" CUresult cuMipmappedArrayGetMemoryRequirements(
 		(void)device;
 		if (CUresult r = check_init())
 			return r;
-		return array_requirements(memoryRequirements, mipmap, true);
+		return memory_requirements(memoryRequirements, mipmap, true);
 	});
 }
 
@@ -1064,7 +1044,7 @@ extern "C" CUresult cuMipmappedArrayGetSparseProperties(
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		return array_requirements(sparseProperties, mipmap, true);
+		return sparse_properties(sparseProperties, mipmap, true);
 	});
 }
 
@@ -1223,7 +1203,7 @@ extern "C" cudaError_t cudaArrayGetMemoryRequirements(
 {
 	return rt([&]() -> CUresult {
 		(void)device;
-		return array_requirements(memoryRequirements, array, false);
+		return memory_requirements(memoryRequirements, array, false);
 	});
 }
 
@@ -1233,7 +1213,7 @@ extern "C" cudaError_t cudaMipmappedArrayGetMemoryRequirements(
 {
 	return rt([&]() -> CUresult {
 		(void)device;
-		return array_requirements(memoryRequirements, mipmap, true);
+		return memory_requirements(memoryRequirements, mipmap, true);
 	});
 }
 
@@ -1241,7 +1221,7 @@ extern "C" cudaError_t cudaArrayGetSparseProperties(
 	struct cudaArraySparseProperties *sparseProperties, cudaArray_t array) noexcept
 {
 	return rt([&]() -> CUresult {
-		return array_requirements(sparseProperties, array, false);
+		return sparse_properties(sparseProperties, array, false);
 	});
 }
 
@@ -1249,7 +1229,7 @@ extern "C" cudaError_t cudaMipmappedArrayGetSparseProperties(
 	struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap) noexcept
 {
 	return rt([&]() -> CUresult {
-		return array_requirements(sparseProperties, mipmap, true);
+		return sparse_properties(sparseProperties, mipmap, true);
 	});
 }
 

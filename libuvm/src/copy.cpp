@@ -449,80 +449,22 @@ CUresult job_finish(Job &job, Stream *st, bool waiting, int r,
 	return r ? submit_error(r) : w;
 }
 
-} // namespace
-
 /**
- * box_execute() - validate, queue and, where CUDA says so, wait
- * @req:	the request
- * @h:		the stream (the async forms) or ignored (the default stream)
- * @ptds:	NULL means the calling thread's per-thread stream
- * @mode:	how the call synchronises
+ * run_batch() - validate copies and queue them in order as batch jobs
+ * @copies:	the copies, none with a zero dimension, no sparse side
+ * @st:		the stream
+ * @mode:	async: a batch call's waiting; sync_copy: a synchronous copy's
+ * @lock:	State::mu, held; dropped to wait
  *
  * Return: a CUresult.
  */
-CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
+CUresult run_batch(const std::vector<BatchCopy> &copies, Stream *st, Mode mode,
+		   std::unique_lock<std::mutex> &lock)
 {
-	State &s = state();
-	std::unique_ptr<char[]> bounce;
-	Stream *st;
-	bool waiting;
-
-	if (CUresult r = check_init())
-		return r;
-	std::unique_lock<std::mutex> lock(s.mu);
-	if (CUresult r = resolve_stream(mode == Mode::async ? h : nullptr, ptds, &st))
-		return r;
-	if (!req.width || !req.height || !req.depth)
-		return CUDA_SUCCESS;
-	Checked c;
-	if (CUresult r = box_check(req, &c))
-		return r;
-	const Side &dst = c.dst, &src = c.src;
-
-	Job job(st->ctx->device);
-	int r;
-	if (req.is_set) {
-		r = job.box(req, req.dst, req.src);
-		waiting = mode == Mode::async ? dst.pageable() : !async_ok(dst);
-	} else if (c.overlap) {
-		r = box_bounced(job, req, c, &bounce);
-		waiting = true;
-	} else {
-		r = job.box(req, req.dst, req.src);
-		waiting = mode == Mode::async ? dst.pageable() || src.pageable() :
-						!async_ok(dst) || !async_ok(src);
-	}
-	return job_finish(job, st, waiting, r, lock);
-}
-
-/**
- * batch_execute() - a batch of copies: validate all, queue them in order
- * @copies:	the copies, none with a zero dimension
- * @h:		the stream
- * @ptds:	NULL means the calling thread's per-thread stream
- *
- * Every copy is validated as box_execute() validates one before anything is
- * queued.  The copies go to the driver in order, as UVM_IOC_COPY_BATCH jobs
- * (one per UVM_COPY_BATCH_MAX copies); a copy whose sides overlap, or too
- * large for one job, goes as box_execute() would send it, between them.
- * The call waits for the jobs where one reads pageable memory (as
- * box_execute()), bounces, or must read its source before the call returns.
- *
- * Return: a CUresult.
- */
-CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool ptds)
-{
-	State &s = state();
 	std::vector<std::unique_ptr<char[]>> bounces;
 	std::vector<Checked> checked(copies.size());
 	bool waiting = false;
-	Stream *st;
 
-	if (CUresult r = check_init())
-		return r;
-	std::unique_lock<std::mutex> lock(s.mu);
-	if (CUresult r = resolve_stream(h, ptds, &st))
-		return r;
 	for (size_t i = 0; i < copies.size(); i++) {
 		const BatchCopy &bc = copies[i];
 		Checked &c = checked[i];
@@ -531,10 +473,13 @@ CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool pt
 			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = box_check(bc.box, &c))
 			return r;
-		if (c.dst.pageable() || c.src.pageable() || c.overlap ||
-		    bc.read_at_call)
+		if (c.overlap || bc.read_at_call ||
+		    (mode == Mode::async ? c.dst.pageable() || c.src.pageable() :
+					   !async_ok(c.dst) || !async_ok(c.src)))
 			waiting = true;
 	}
+	if (copies.empty())
+		return CUDA_SUCCESS;
 
 	const bool batching = state().dev.version.caps & UVM_CAP_COPY_BATCH;
 	Job job(st->ctx->device);
@@ -567,6 +512,111 @@ CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool pt
 	if (!r)
 		r = job.batch_flush();
 	return job_finish(job, st, waiting, r, lock);
+}
+
+} // namespace
+
+/**
+ * box_execute() - validate, queue and, where CUDA says so, wait
+ * @req:	the request
+ * @h:		the stream (the async forms) or ignored (the default stream)
+ * @ptds:	NULL means the calling thread's per-thread stream
+ * @mode:	how the call synchronises
+ *
+ * Return: a CUresult.
+ */
+CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
+{
+	State &s = state();
+	std::unique_ptr<char[]> bounce;
+	Stream *st;
+	bool waiting;
+
+	if (CUresult r = check_init())
+		return r;
+	std::unique_lock<std::mutex> lock(s.mu);
+	if (CUresult r = resolve_stream(mode == Mode::async ? h : nullptr, ptds, &st))
+		return r;
+	if (!req.width || !req.height || !req.depth)
+		return CUDA_SUCCESS;
+	if (req.dst.tiled || req.src.tiled) {
+		std::vector<BatchCopy> pieces;
+
+		if (CUresult r = tiled_pieces(req, &pieces))
+			return r;
+		return run_batch(pieces, st, mode, lock);
+	}
+	Checked c;
+	if (CUresult r = box_check(req, &c))
+		return r;
+	const Side &dst = c.dst, &src = c.src;
+
+	Job job(st->ctx->device);
+	int r;
+	if (req.is_set) {
+		r = job.box(req, req.dst, req.src);
+		waiting = mode == Mode::async ? dst.pageable() : !async_ok(dst);
+	} else if (c.overlap) {
+		r = box_bounced(job, req, c, &bounce);
+		waiting = true;
+	} else {
+		r = job.box(req, req.dst, req.src);
+		waiting = mode == Mode::async ? dst.pageable() || src.pageable() :
+						!async_ok(dst) || !async_ok(src);
+	}
+	return job_finish(job, st, waiting, r, lock);
+}
+
+/**
+ * batch_execute() - a batch of copies: validate all, queue them in order
+ * @copies:	the copies, none with a zero dimension
+ * @h:		the stream
+ * @ptds:	NULL means the calling thread's per-thread stream
+ *
+ * Every copy is validated as box_execute() validates one before anything is
+ * queued.  The copies go to the driver in order, as UVM_IOC_COPY_BATCH jobs
+ * (one per UVM_COPY_BATCH_MAX copies); a copy whose sides overlap, or too
+ * large for one job, goes as box_execute() would send it, between them.  A
+ * copy with a side in a sparse array goes as its pieces (tiled_pieces()).
+ * The call waits for the jobs where one reads pageable memory (as
+ * box_execute()), bounces, or must read its source before the call returns.
+ *
+ * Return: a CUresult.
+ */
+CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool ptds)
+{
+	State &s = state();
+	Stream *st;
+
+	if (CUresult r = check_init())
+		return r;
+	std::unique_lock<std::mutex> lock(s.mu);
+	if (CUresult r = resolve_stream(h, ptds, &st))
+		return r;
+	for (size_t i = 0; i < copies.size(); i++) {
+		if (!copies[i].box.dst.tiled && !copies[i].box.src.tiled)
+			continue;
+		/* Some copies are of sparse arrays: the batch of the pieces. */
+		std::vector<BatchCopy> all(copies.begin(), copies.begin() + static_cast<long>(i));
+		std::vector<BatchCopy> pieces;
+		for (; i < copies.size(); i++) {
+			const BatchCopy &bc = copies[i];
+
+			if (!bc.box.dst.tiled && !bc.box.src.tiled) {
+				all.push_back(bc);
+				continue;
+			}
+			if (!bc.box.width || !bc.box.height || !bc.box.depth)
+				return CUDA_ERROR_INVALID_VALUE;
+			if (CUresult r = tiled_pieces(bc.box, &pieces))
+				return r;
+			for (BatchCopy &p : pieces)
+				p.read_at_call = bc.read_at_call;
+			all.insert(all.end(), pieces.begin(), pieces.end());
+		}
+		return run_batch(all, st, Mode::async, lock);
+	}
+	return run_batch(copies, st, Mode::async, lock);
 }
 
 namespace {

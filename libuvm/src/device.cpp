@@ -325,10 +325,10 @@ static int device_attribute(int attr, int dev)
 		return 2048;
 	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS:
 		return 2046;
-	/* Sparse and deferred-mapping arrays need cuMemMapArrayAsync. */
+	/* Sparse and deferred-mapping arrays (sparse.cpp). */
 	case CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED:
 	case CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED:
-		return 0;
+		return 1;
 	case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT:
 		return 32;
 	case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO:

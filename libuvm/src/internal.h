@@ -329,11 +329,37 @@ struct Reservation {
  * refuses to export them again).  Forgotten with the handle's last
  * reference.
  */
+struct TilePool;
+
 struct VmmHandle {
 	bool imported = false;
 	unsigned char compression = 0;	/* CUmemAllocationProp.allocFlags */
 	unsigned char rdma = 0;
+	std::shared_ptr<TilePool> pool;	/* CU_MEM_CREATE_USAGE_TILE_POOL */
 };
+
+/**
+ * struct TilePool - a tile pool (cuMemCreate with
+ * CU_MEM_CREATE_USAGE_TILE_POOL) as libuvm reaches it: the allocation
+ * mapped whole at @va, a reservation of libuvm's own, readable and
+ * writable by its GPU.  Sparse arrays' tiles and mapped deferred-mapping
+ * arrays hold it, so that its memory outlives cuMemRelease while they are
+ * mapped (as NVIDIA's: "sp.def.after_release"); the last one unmaps it.
+ * Made and destroyed under State::mu (vmm.cpp).
+ */
+struct TilePool {
+	uint64_t va = 0;
+	uint64_t size = 0;
+	int device = 0;
+
+	TilePool() = default;
+	TilePool(const TilePool &) = delete;
+	TilePool &operator=(const TilePool &) = delete;
+	~TilePool();
+};
+
+/* The tile pool of a live handle (State::mu held), or nullptr. */
+std::shared_ptr<TilePool> find_tile_pool(uint64_t handle);
 
 /* Per-thread state. */
 struct ThreadState {
@@ -488,6 +514,10 @@ struct BoxSide {
 				 * where more than the rows (a 3D call's whole
 				 * last slice) */
 	Role role = Role::device;
+	/* A sparse array's level (array.h): the box's corner in it, x in
+	 * bytes; addr and the pitches come per tile (tiled_pieces()). */
+	const void *tiled = nullptr;
+	uint64_t x = 0, y = 0, z = 0;
 };
 
 struct BoxRequest {
@@ -508,6 +538,14 @@ struct BatchCopy {
 };
 
 CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool ptds);
+
+/*
+ * tiled_pieces() - a copy with a side in a sparse array, as copies of
+ * whole memory: one per tile (or page of a mip tail) of each sparse side.
+ * A piece reading a tile nothing is mapped at reads zeros; one writing it
+ * is dropped (NVIDIA's: "sp.t2.span.*").  State::mu held (sparse.cpp).
+ */
+CUresult tiled_pieces(const BoxRequest &req, std::vector<BatchCopy> *out);
 
 /* Copies and sets (copy.cpp) for the runtime: kind is a cudaMemcpyKind;
  * an unknown one answers cudaErrorInvalidMemcpyDirection's number. */

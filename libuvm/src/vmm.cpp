@@ -2,7 +2,8 @@
 /*
  * vmm.cpp - virtual memory management: address reservations, physical
  * allocations by handle, mappings, access, sharing by file descriptor
- * (cuMemAddressReserve ... cuMemRetainAllocationHandle, cuMemMapArrayAsync).
+ * (cuMemAddressReserve ... cuMemRetainAllocationHandle); the tile pools of
+ * sparse arrays (struct TilePool; cuMemMapArrayAsync is sparse.cpp's).
  *
  * Everything lives in the driver (uapi/uvm.h, API 1.3): a reservation is an
  * mmap of /dev/uvm at UVM_MMAP_RESERVE, a physical allocation a handle of
@@ -371,7 +372,83 @@ CUresult check_vmm()
 	return driver_has_vmm() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
+/**
+ * map_tile_pool() - reach a tile pool's memory
+ * @handle:	the new allocation
+ * @size:	its bytes
+ * @gpu:	its GPU
+ * @out:	the pool, mapped whole in a reservation of libuvm's own and
+ *		readable and writable by @gpu
+ *
+ * A tile pool cannot be mapped by cuMemMap; libuvm maps it here once, and
+ * the tiles of sparse arrays are copied to and from through this mapping.
+ *
+ * Context: State::mu held.
+ * Return: 0 or -errno, nothing left behind.
+ */
+int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TilePool> *out)
+{
+	struct uvm_ioc_mem_set_access a {};
+	struct uvm_ioc_mem_map m {};
+	struct uvm_mem_access acc {};
+	uint64_t va;
+
+	if (int r = reserve(size, default_alignment(size), 0, &va))
+		return r;
+	state().reservations[va].size = size;
+	auto pool = std::make_shared<TilePool>();
+	pool->va = va;
+	pool->size = size;
+	pool->device = gpu;
+	m.address = va;
+	m.size = size;
+	m.handle = handle;
+	if (int r = state().dev.ioctl(UVM_IOC_MEM_MAP, &m))
+		return r;	/* ~TilePool() unreserves */
+	acc.location.type = UVM_LOCATION_GPU;
+	acc.location.id = gpu;
+	acc.prot = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	a.address = va;
+	a.size = size;
+	a.descs_ptr = reinterpret_cast<uintptr_t>(&acc);
+	a.count = 1;
+	if (int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a))
+		return r;
+	*out = std::move(pool);
+	return 0;
+}
+
 } // namespace
+
+TilePool::~TilePool()
+{
+	struct uvm_ioc_mem_query q;
+	uint64_t base;
+
+	if (!va)
+		return;
+	/* A pool whose mapping failed has only its reservation. */
+	if (!vmm_query(va, &q) && q.mapping_size) {
+		struct uvm_ioc_mem_unmap u {};
+
+		u.address = va;
+		u.size = q.mapping_size;
+		state().dev.ioctl(UVM_IOC_MEM_UNMAP, &u);
+	}
+	if (find_reservation(va, &base)) {
+		::munmap(reinterpret_cast<void *>(base), state().reservations[base].size);
+		state().reservations.erase(base);
+	}
+}
+
+std::shared_ptr<TilePool> find_tile_pool(uint64_t handle)
+{
+	auto it = state().vmm_handles.find(handle);
+
+	if (it == state().vmm_handles.end())
+		return nullptr;
+	return it->second.pool;
+}
 } // namespace uvm
 
 using namespace uvm;
@@ -440,15 +517,32 @@ extern "C" CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_prop(prop, &c))
 			return r;
+		const unsigned int usage = prop->allocFlags.usage;
+		if ((usage & ~CU_MEM_CREATE_USAGE_TILE_POOL) ||
+		    (usage && c.location.type != UVM_LOCATION_GPU))
+			return CUDA_ERROR_INVALID_VALUE;
 		c.size = size;
 		std::lock_guard<std::mutex> lock(state().mu);
 		if (int r = state().dev.ioctl(UVM_IOC_MEM_CREATE, &c))
 			return r == -ENODEV && c.location.type != UVM_LOCATION_GPU ?
 				       CUDA_ERROR_INVALID_VALUE : from_errno(r);
+		std::shared_ptr<TilePool> pool;
+		if (usage) {
+			int r = map_tile_pool(c.handle, size, c.location.id, &pool);
+
+			if (r) {
+				struct uvm_ioc_mem_release rel {};
+
+				rel.handle = c.handle;
+				state().dev.ioctl(UVM_IOC_MEM_RELEASE, &rel);
+				return r == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
+			}
+		}
 		VmmHandle &h = state().vmm_handles[c.handle];
 		h = {};
 		h.compression = prop->allocFlags.compressionType;
 		h.rdma = prop->allocFlags.gpuDirectRDMACapable;
+		h.pool = std::move(pool);
 		*handle = c.handle;
 		return CUDA_SUCCESS;
 	});
@@ -489,6 +583,9 @@ extern "C" CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		/* Whole allocations only ("vmm.map.partial", "offset2m"). */
 		if (offset || size != p.size)
 			return CUDA_ERROR_NOT_SUPPORTED;
+		/* A tile pool backs sparse arrays only ("sp.t2.cumemmap_tile_pool"). */
+		if (find_tile_pool(handle))
+			return CUDA_ERROR_INVALID_VALUE;
 		if (!find_reservation(ptr, &base))
 			return CUDA_ERROR_INVALID_VALUE;
 		m.address = ptr;
@@ -654,6 +751,8 @@ extern "C" CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *
 		}
 		prop->allocFlags.compressionType = h.compression;
 		prop->allocFlags.gpuDirectRDMACapable = h.rdma;
+		if (h.pool)
+			prop->allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
 		return CUDA_SUCCESS;
 	});
 }
@@ -739,37 +838,4 @@ extern "C" CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *ha
 		*handle = q.handle;
 		return CUDA_SUCCESS;
 	});
-}
-
-/* No sparse or deferred-mapping arrays exist (array.cpp): every array is
- * invalid ("vmm.maparray.*"). */
-static CUresult map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream h,
-				bool ptds)
-{
-	return guard([&]() -> CUresult {
-		Stream *st;
-
-		if (CUresult r = check_init())
-			return r;
-		if (!mapInfoList || !count)
-			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
-		if (CUresult r = resolve_stream(h, ptds, &st))
-			return r;
-		return CUDA_ERROR_INVALID_VALUE;
-	});
-}
-
-#undef cuMemMapArrayAsync
-
-extern "C" CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count,
-				       CUstream hStream) noexcept
-{
-	return map_array_async(mapInfoList, count, hStream, false);
-}
-
-extern "C" CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count,
-					    CUstream hStream) noexcept
-{
-	return map_array_async(mapInfoList, count, hStream, true);
 }

@@ -147,7 +147,8 @@ uvm_kvm_works() {
 				_UVM_KVM_OK=yes
 			fi
 			if [[ -n $k ]]; then
-				mkdir -p "$UVM_CACHE" && echo "$_UVM_KVM_OK" >"$stamp" || true
+				mkdir -p "$UVM_CACHE"
+				echo "$_UVM_KVM_OK" >"$stamp"
 			fi
 		fi
 	fi
