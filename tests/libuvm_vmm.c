@@ -1295,7 +1295,7 @@ TEST_F_TIMEOUT(vmm, import_after_exporter_exit, 300)
 	unmap_free(_metadata, va, GRAN, h);
 }
 
-/* cuMemMapArrayAsync: no sparse or deferred-mapping arrays exist to map. */
+/* cuMemMapArrayAsync with nothing to map (sparse arrays: libuvm_sparse). */
 TEST_F(vmm, map_array)
 {
 	CUarrayMapInfo mi;
