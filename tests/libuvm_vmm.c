@@ -422,8 +422,9 @@ TEST_F(vmm, properties)
 	ASSERT_EQ(0, q.location.id);
 	ASSERT_EQ(CU_MEM_HANDLE_TYPE_NONE, q.requestedHandleTypes);
 	ASSERT_EQ(CUDA_SUCCESS, cuMemRelease(h));
-	/* Compression and RDMA flags are reported back; usage is not; handle
-	 * types the driver does not know are dropped. */
+	/* Compression and RDMA flags are reported back; usage is not (a tile
+	 * pool, "vmm.create.usage1"); handle types the driver does not know
+	 * are dropped. */
 	p = prop_dev(0, (CUmemAllocationHandleType)0x10);
 	p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
 	p.allocFlags.gpuDirectRDMACapable = 1;

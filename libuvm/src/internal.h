@@ -342,7 +342,7 @@ struct VmmHandle {
  * struct TilePool - a tile pool (cuMemCreate with
  * CU_MEM_CREATE_USAGE_TILE_POOL) as libuvm reaches it: the allocation
  * mapped whole at @va, a reservation of libuvm's own, readable and
- * writable by its GPU.  Sparse arrays' tiles and mapped deferred-mapping
+ * writable by its GPU (by every GPU for a pool of host memory).  Sparse arrays' tiles and mapped deferred-mapping
  * arrays hold it, so that its memory outlives cuMemRelease while they are
  * mapped (as NVIDIA's: "sp.def.after_release"); the last one unmaps it.
  * Made and destroyed under State::mu (vmm.cpp).
@@ -350,7 +350,7 @@ struct VmmHandle {
 struct TilePool {
 	uint64_t va = 0;
 	uint64_t size = 0;
-	int device = 0;
+	int device = 0;			/* -1: host memory, for any GPU */
 
 	TilePool() = default;
 	TilePool(const TilePool &) = delete;

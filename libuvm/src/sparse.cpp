@@ -302,7 +302,8 @@ bool tile_range_ok(uint64_t off, uint64_t ext, uint64_t t, uint64_t n)
  * NVIDIA's rules ("arr.sparse.map.*", "sp.*"): flags and reserved zero;
  * one device bit, the stream's; MAP or UNMAP; a live sparse or
  * deferred-mapping array or mipmapped array of the resource type, not a
- * level; for MAP a generic handle of a tile pool of that device, a pool
+ * level; for MAP a generic handle of a tile pool of that device or of host
+ * memory ("sp.pool.host.map"), a pool
  * offset in whole tiles and room in the pool; a sparse level's region in
  * whole tiles (or to the level's edge), of a level before the tail, a
  * layer that exists; a tail's offset and size in whole pages, inside the
@@ -351,7 +352,8 @@ CUresult check_map(const CUarrayMapInfo &e, int device, std::vector<MapChange> *
 		if (e.memHandleType != CU_MEM_HANDLE_TYPE_GENERIC || e.offset % kTileBytes)
 			return CUDA_ERROR_INVALID_VALUE;
 		pool = find_tile_pool(e.memHandle.memHandle);
-		if (!pool || pool->device != device || e.offset > pool->size)
+		if (!pool || (pool->device >= 0 && pool->device != device) ||
+		    e.offset > pool->size)
 			return CUDA_ERROR_INVALID_VALUE;
 	} else if (e.memHandle.memHandle) {
 		return CUDA_ERROR_INVALID_VALUE;

@@ -376,9 +376,9 @@ CUresult check_vmm()
  * map_tile_pool() - reach a tile pool's memory
  * @handle:	the new allocation
  * @size:	its bytes
- * @gpu:	its GPU
+ * @gpu:	its GPU, or -1 for host memory
  * @out:	the pool, mapped whole in a reservation of libuvm's own and
- *		readable and writable by @gpu
+ *		readable and writable by @gpu (every GPU for host memory)
  *
  * A tile pool cannot be mapped by cuMemMap; libuvm maps it here once, and
  * the tiles of sparse arrays are copied to and from through this mapping.
@@ -390,7 +390,7 @@ int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TileP
 {
 	struct uvm_ioc_mem_set_access a {};
 	struct uvm_ioc_mem_map m {};
-	struct uvm_mem_access acc {};
+	std::vector<struct uvm_mem_access> acc;
 	uint64_t va;
 
 	if (int r = reserve(size, default_alignment(size), 0, &va))
@@ -405,13 +405,20 @@ int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TileP
 	m.handle = handle;
 	if (int r = state().dev.ioctl(UVM_IOC_MEM_MAP, &m))
 		return r;	/* ~TilePool() unreserves */
-	acc.location.type = UVM_LOCATION_GPU;
-	acc.location.id = gpu;
-	acc.prot = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	for (int g = 0; valid_device(g) && acc.size() < UVM_MEM_MAX_ACCESS_DESCS; g++) {
+		struct uvm_mem_access d {};
+
+		if (gpu >= 0 && g != gpu)
+			continue;
+		d.location.type = UVM_LOCATION_GPU;
+		d.location.id = g;
+		d.prot = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+		acc.push_back(d);
+	}
 	a.address = va;
 	a.size = size;
-	a.descs_ptr = reinterpret_cast<uintptr_t>(&acc);
-	a.count = 1;
+	a.descs_ptr = reinterpret_cast<uintptr_t>(acc.data());
+	a.count = static_cast<__u32>(acc.size());
 	if (int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a))
 		return r;
 	*out = std::move(pool);
@@ -517,18 +524,18 @@ extern "C" CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = check_prop(prop, &c))
 			return r;
-		const unsigned int usage = prop->allocFlags.usage;
-		if ((usage & ~CU_MEM_CREATE_USAGE_TILE_POOL) ||
-		    (usage && c.location.type != UVM_LOCATION_GPU))
-			return CUDA_ERROR_INVALID_VALUE;
+		/* Other usage bits are accepted and mean nothing, host memory
+		 * may be a tile pool ("sp.pool.*"). */
+		const bool tile_pool = prop->allocFlags.usage & CU_MEM_CREATE_USAGE_TILE_POOL;
 		c.size = size;
 		std::lock_guard<std::mutex> lock(state().mu);
 		if (int r = state().dev.ioctl(UVM_IOC_MEM_CREATE, &c))
 			return r == -ENODEV && c.location.type != UVM_LOCATION_GPU ?
 				       CUDA_ERROR_INVALID_VALUE : from_errno(r);
 		std::shared_ptr<TilePool> pool;
-		if (usage) {
-			int r = map_tile_pool(c.handle, size, c.location.id, &pool);
+		if (tile_pool) {
+			const int gpu = c.location.type == UVM_LOCATION_GPU ? c.location.id : -1;
+			int r = map_tile_pool(c.handle, size, gpu, &pool);
 
 			if (r) {
 				struct uvm_ioc_mem_release rel {};
@@ -751,8 +758,6 @@ extern "C" CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *
 		}
 		prop->allocFlags.compressionType = h.compression;
 		prop->allocFlags.gpuDirectRDMACapable = h.rdma;
-		if (h.pool)
-			prop->allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
 		return CUDA_SUCCESS;
 	});
 }

@@ -751,6 +751,50 @@ static void s_deferred_after_unmap(void)
 	get("sp.defa.unmapped", a, bx(0, 0, 0, 256, 32, 1), 13, NULL);
 }
 
+/* Tile pools: where they may be, what their properties say. */
+static void s_pools(void)
+{
+	static const struct {
+		const char *name;
+		CUmemLocationType type;
+		int usage;
+	} c[] = {
+		{ "device", CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_CREATE_USAGE_TILE_POOL },
+		{ "host", CU_MEM_LOCATION_TYPE_HOST, CU_MEM_CREATE_USAGE_TILE_POOL },
+		{ "host_numa", CU_MEM_LOCATION_TYPE_HOST_NUMA, CU_MEM_CREATE_USAGE_TILE_POOL },
+		{ "device.usage0x8000", CU_MEM_LOCATION_TYPE_DEVICE, 0x8000 },
+		{ "device.usage0x8001", CU_MEM_LOCATION_TYPE_DEVICE, 0x8001 },
+	};
+	CUarray a = mk3(1024, 1024, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, CUDA_ARRAY3D_SPARSE, NULL);
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *k = fk("sp.pool.%s", c[i].name);
+		CUmemAllocationProp p, q;
+		CUmemGenericAllocationHandle h = 0;
+		CUresult r;
+
+		memset(&p, 0, sizeof(p));
+		p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+		p.location.type = c[i].type;
+		p.location.id = 0;
+		p.allocFlags.usage = (unsigned short)c[i].usage;
+		r = cuMemCreate(&h, 2 << 20, &p, 0);
+		probe_res(k, r);
+		if (r != CUDA_SUCCESS)
+			continue;
+		memset(&q, 0, sizeof(q));
+		PR(fk("%s.props", k), cuMemGetAllocationPropertiesFromHandle(&q, h));
+		probe_line(fk("%s.props.usage", k), "%u", q.allocFlags.usage);
+		if (a) {
+			map1(fk("%s.map", k), lvl(a, 0, 0, 0, 0, 128, 128, 1, h, 0));
+			map1(fk("%s.unmap", k), lvl(a, 0, 0, 0, 0, 128, 128, 1, 0, 0));
+		}
+		PR(fk("%s.release", k), cuMemRelease(h));
+	}
+	if (a)
+		cuArrayDestroy(a);
+}
+
 /* ------------------------------------------------------------------ */
 
 static const struct {
@@ -764,6 +808,7 @@ static const struct {
 	{ "deferred", s_deferred },
 	{ "deferred_unmapped", s_deferred_unmapped },
 	{ "deferred_after_unmap", s_deferred_after_unmap },
+	{ "pools", s_pools },
 };
 
 int main(int argc, char **argv)
