@@ -683,12 +683,45 @@ TEST_F(pitched, copy_errors)
 	c3.srcHeight = 3;
 	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3D(&c3));
 	c3.srcHeight = 4;
+	/* the LOD of linear memory and the reserved fields are ignored
+	 * ("pitch.err.cu3d.srclod1", "reserved0") */
 	c3.srcLOD = 1;
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3D(&c3));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3D(&c3));
 	c3.srcLOD = 0;
 	c3.reserved0 = host;
-	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3D(&c3));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3D(&c3));
 	c3.reserved0 = NULL;
+	/* one slice: its rows in whole pitches must fit from the box's first
+	 * byte ("pitch.err.cu3d.fits_lastrow"); cuMemcpy2D wants the rows only */
+	{
+		CUDA_MEMCPY3D one = c3;
+		CUDA_MEMCPY2D two;
+
+		one.Depth = 1;
+		one.WidthInBytes = 128;
+		one.dstXInBytes = 100;
+		one.dstDevice = d + 64 * 1024 - 4 * 256;
+		ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy3D(&one));
+		one.dstXInBytes = 0;
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpy3D(&one));
+		memset(&two, 0, sizeof(two));
+		two.srcMemoryType = two.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		two.srcDevice = d;
+		two.srcPitch = two.dstPitch = 256;
+		two.dstDevice = one.dstDevice;
+		two.dstXInBytes = 100;
+		two.WidthInBytes = 128;
+		two.Height = 4;
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpy2D(&two));
+		/* a pitch past the maximum: one row may, two may not
+		 * ("pitch_maxpitch1", "maxpitch1_rows2") */
+		two.dstXInBytes = 0;
+		two.srcPitch = 2147483648ULL;
+		two.Height = 1;
+		ASSERT_EQ(CUDA_SUCCESS, cuMemcpy2D(&two));
+		two.Height = 2;
+		ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuMemcpy2D(&two));
+	}
 	/* the last slice's rows fit, its whole height does not */
 	c3.dstDevice = d + 64 * 1024 - 8 * 1024;
 	c3.dstHeight = 5;

@@ -70,8 +70,7 @@ CUresult side_of(const Desc &d, bool three_d, BoxSide *out)
 	default:	/* CU_MEMORYTYPE_ARRAY: box_of() asks array.cpp */
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	if (d.lod || d.pitch > kMaxPitch)
-		return CUDA_ERROR_INVALID_VALUE;
+	/* The LOD of linear memory is ignored ("pitch.err.cu3d.srclod1"). */
 	uint64_t rows = d.y, off;
 	if (three_d && __builtin_mul_overflow(static_cast<uint64_t>(d.z), d.height, &off))
 		return CUDA_ERROR_INVALID_VALUE;
@@ -88,20 +87,31 @@ CUresult side_of(const Desc &d, bool three_d, BoxSide *out)
 
 /*
  * NVIDIA's checks of a side's layout ("pitch.err.cu2d.*", "pitch.err.cu3d.*"):
- * a row within the pitch; in 3D the slice height holds the rows, and the
- * box's last slice lies whole in the allocation ("cu3d.fits_lastrow").
+ * a row within the pitch, a pitch up to the maximum where there are several
+ * rows ("pitch_maxpitch1": one row may have any pitch, "maxpitch1_rows2");
+ * in 3D a slice height that holds the rows (NVIDIA's driver also takes 0,
+ * "sheight0_d2": slices one on the other, which the engine refuses), and
+ * from the box's first byte its slices before the last and the last
+ * slice's rows in whole pitches lie in the allocation ("cu3d.fits_lastrow":
+ * of one slice too; a single row needs only its bytes: "pitch_maxpitch1").
  */
 CUresult layout_check(const Desc &d, size_t width, size_t height, size_t depth, bool three_d,
 		      BoxSide *side)
 {
-	if ((height > 1 || depth > 1) && d.pitch < width)
+	if ((height > 1 || depth > 1) && (d.pitch < width || d.pitch > kMaxPitch))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (d.x + width > d.pitch && (height > 1 || depth > 1 || d.pitch))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (three_d && depth > 1) {
-		if (d.height < height)
+	if (three_d) {
+		uint64_t slices, rows;
+
+		if (depth > 1 && d.height < height)
 			return CUDA_ERROR_INVALID_VALUE;
-		side->extent = depth * side->slice_pitch - d.y * d.pitch - d.x;
+		if (__builtin_mul_overflow(depth - 1, side->slice_pitch, &slices) ||
+		    __builtin_mul_overflow(static_cast<uint64_t>(height > 1 ? height : 0),
+					   static_cast<uint64_t>(d.pitch), &rows) ||
+		    __builtin_add_overflow(slices, rows, &side->extent))
+			return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;
 }
@@ -186,7 +196,8 @@ CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, bool ptds, Mode mode)
 	return guard([&]() -> CUresult {
 		BoxRequest q;
 
-		if (!p || p->reserved0 || p->reserved1)
+		/* The reserved fields are ignored ("pitch.err.cu3d.reserved0"). */
+		if (!p)
 			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = box_of(src3_of(*p), dst3_of(*p), p->WidthInBytes, p->Height,
 					p->Depth, true, &q))

@@ -530,8 +530,8 @@ CUresult memcpy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
 
 /*
  * One side of a cudaMemcpy3DParms: the first byte of the box, @width bytes
- * wide; a box of several slices must have its last slice whole in the
- * allocation ("pitch.err.rt3d.fits_lastrow").  An array side counts its
+ * wide; from it, the slices before the last and the last one's rows in
+ * whole pitches must lie in the allocation ("pitch.err.rt3d.fits_lastrow").  An array side counts its
  * position in its elements (of @elem bytes), and the box must lie in it
  * ("arr.oob.3d.*"); it may not also name a pointer ("arr.copy.3d.src_array_and_ptr").
  */
@@ -555,8 +555,14 @@ CUresult side_3d(cudaArray_const_t array, const struct cudaPos &pos,
 	side->slice_pitch = ptr.pitch * ptr.ysize;
 	side->addr = reinterpret_cast<uintptr_t>(ptr.ptr) + pos.z * side->slice_pitch +
 		     pos.y * ptr.pitch + pos.x;
-	if (e.depth > 1 && ptr.ysize >= pos.y)
-		side->extent = e.depth * side->slice_pitch - pos.y * ptr.pitch - pos.x;
+	uint64_t slices, rows;
+	if (e.depth && e.height &&
+	    (__builtin_mul_overflow(static_cast<uint64_t>(e.depth - 1), side->slice_pitch,
+				    &slices) ||
+	     __builtin_mul_overflow(static_cast<uint64_t>(e.height > 1 ? e.height : 0),
+				    static_cast<uint64_t>(ptr.pitch), &rows) ||
+	     __builtin_add_overflow(slices, rows, &side->extent)))
+		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
 
