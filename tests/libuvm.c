@@ -19,6 +19,8 @@
 
 #include "libuvm_test.h"
 
+#include <cuda_runtime_api.h>
+
 /* Initialisation, versions, errors */
 
 /* Before cuInit everything but the version and error queries fails (PA-28). */
@@ -179,6 +181,68 @@ TEST(device_attributes)
 	ASSERT_EQ(1, v);
 	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 0);
 	ASSERT_LE(1, v);
+}
+
+/* cudaGetDeviceProperties: every field its attribute's value, the name,
+ * UUID and memory size the driver reports; cuDeviceGetUuid. */
+TEST(device_properties)
+{
+	struct cudaDeviceProp p;
+	struct uvm_ioc_gpu_info gi;
+	struct uvm_ioc_version ver;
+	CUuuid uuid;
+	size_t mem;
+	char name[256];
+	int v, n;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuInit(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	ASSERT_EQ(1008, sizeof(struct cudaDeviceProp));	/* CUDA 13's */
+	for (int d = 0; d < n; d++) {
+		memset(&p, 0x5a, sizeof(p));
+		ASSERT_EQ(cudaSuccess, cudaGetDeviceProperties(&p, d));
+		ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetName(name, sizeof(name), d));
+		EXPECT_STREQ(name, p.name);
+		ASSERT_EQ(CUDA_SUCCESS, cuDeviceTotalMem(&mem, d));
+		EXPECT_EQ(mem, p.totalGlobalMem);
+		ASSERT_EQ(0, driver_info(&ver, d, &gi));
+		ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetUuid(&uuid, d));
+		EXPECT_EQ(0, memcmp(uuid.bytes, gi.uuid, 16));
+		EXPECT_EQ(0, memcmp(p.uuid.bytes, gi.uuid, 16));
+#define SAME(field, attr) do {							\
+		ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_##attr, d)); \
+		EXPECT_EQ((long long)v, (long long)p.field);			\
+	} while (0)
+		SAME(memPitch, MAX_PITCH);
+		SAME(texturePitchAlignment, TEXTURE_PITCH_ALIGNMENT);
+		SAME(textureAlignment, TEXTURE_ALIGNMENT);
+		SAME(unifiedAddressing, UNIFIED_ADDRESSING);
+		SAME(managedMemory, MANAGED_MEMORY);
+		SAME(concurrentManagedAccess, CONCURRENT_MANAGED_ACCESS);
+		SAME(pageableMemoryAccess, PAGEABLE_MEMORY_ACCESS);
+		SAME(asyncEngineCount, ASYNC_ENGINE_COUNT);
+		SAME(maxTexture1D, MAXIMUM_TEXTURE1D_WIDTH);
+		SAME(maxTexture2D[1], MAXIMUM_TEXTURE2D_HEIGHT);
+		SAME(maxTexture2DLinear[2], MAXIMUM_TEXTURE2D_LINEAR_PITCH);
+		SAME(maxTexture3DAlt[2], MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE);
+		SAME(maxTexture2DLayered[2], MAXIMUM_TEXTURE2D_LAYERED_LAYERS);
+		SAME(maxSurfaceCubemapLayered[1], MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS);
+		SAME(surfaceAlignment, SURFACE_ALIGNMENT);
+		SAME(sparseCudaArraySupported, SPARSE_CUDA_ARRAY_SUPPORTED);
+		SAME(deferredMappingCudaArraySupported, DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED);
+		SAME(hostNumaId, HOST_NUMA_ID);
+		SAME(hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED);
+#undef SAME
+		for (int i = 0; i < 56; i++)
+			ASSERT_EQ(0, p.reserved[i]);
+		EXPECT_EQ(0, p.luid[0] | p.luid[7]);
+	}
+	EXPECT_EQ(cudaErrorInvalidDevice, cudaGetDeviceProperties(&p, n));
+	EXPECT_EQ(cudaErrorInvalidDevice, cudaGetDeviceProperties(&p, -1));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaGetDeviceProperties(NULL, 0));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, cuDeviceGetUuid(NULL, 0));
+	EXPECT_EQ(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetUuid(&uuid, n));
+	cudaGetLastError();
 }
 
 /* Contexts */

@@ -624,6 +624,68 @@ TEST_F(pitched, peer)
 }
 
 /* cuMemcpy2D/3D refusals: every code before anything is copied */
+/* Peer access between the two GPUs: possible both ways, not to oneself;
+ * enabled once, disabled once, per context ("pitch.peer.*": NVIDIA's codes
+ * for oneself); the attributes of a pair. */
+TEST_F(pitched, peer_access)
+{
+	int v = -1;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceCanAccessPeer(&v, 0, 1));
+	EXPECT_EQ(1, v);
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceCanAccessPeer(&v, 1, 0));
+	EXPECT_EQ(1, v);
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceCanAccessPeer(&v, 0, 0));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(CUDA_ERROR_INVALID_DEVICE, cuDeviceCanAccessPeer(&v, 0, 2));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, cuDeviceCanAccessPeer(NULL, 0, 1));
+	ASSERT_EQ(cudaSuccess, cudaDeviceCanAccessPeer(&v, 1, 0));
+	EXPECT_EQ(1, v);
+	EXPECT_EQ(cudaErrorInvalidDevice, cudaDeviceCanAccessPeer(&v, -1, 0));
+
+	/* the driver's: the current context reaches the peer context's GPU */
+	EXPECT_EQ(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, cuCtxEnablePeerAccess(self->l.ctx, 0));
+	EXPECT_EQ(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, cuCtxDisablePeerAccess(self->ctx1));
+	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, cuCtxEnablePeerAccess(self->ctx1, 1));
+	EXPECT_EQ(CUDA_ERROR_INVALID_CONTEXT, cuCtxEnablePeerAccess(NULL, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxEnablePeerAccess(self->ctx1, 0));
+	EXPECT_EQ(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, cuCtxEnablePeerAccess(self->ctx1, 0));
+	/* per context: GPU 1's context has not enabled GPU 0 */
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSetCurrent(self->ctx1));
+	EXPECT_EQ(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, cuCtxDisablePeerAccess(self->l.ctx));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSetCurrent(self->l.ctx));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxDisablePeerAccess(self->ctx1));
+	EXPECT_EQ(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, cuCtxDisablePeerAccess(self->ctx1));
+
+	/* the runtime's, by device, on the current device's context */
+	ASSERT_EQ(cudaSuccess, cudaSetDevice(0));
+	EXPECT_EQ(cudaErrorPeerAccessUnsupported, cudaDeviceEnablePeerAccess(0, 0));
+	EXPECT_EQ(cudaErrorPeerAccessUnsupported, cudaGetLastError());
+	EXPECT_EQ(cudaErrorInvalidDevice, cudaDeviceEnablePeerAccess(2, 0));
+	EXPECT_EQ(cudaErrorPeerAccessNotEnabled, cudaDeviceDisablePeerAccess(1));
+	ASSERT_EQ(cudaSuccess, cudaDeviceEnablePeerAccess(1, 0));
+	EXPECT_EQ(cudaErrorPeerAccessAlreadyEnabled, cudaDeviceEnablePeerAccess(1, 0));
+	ASSERT_EQ(cudaSuccess, cudaDeviceDisablePeerAccess(1));
+	cudaGetLastError();
+
+	/* the attributes of a pair; none of a device with itself
+	 * ("pitch.peer.p2pattr.0_0") */
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+		  CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+	EXPECT_EQ(1, v);
+	ASSERT_EQ(cudaSuccess, cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrCudaArrayAccessSupported,
+							 1, 0));
+	EXPECT_EQ(1, v);
+	ASSERT_EQ(cudaSuccess, cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported,
+							 1, 0));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(cudaErrorInvalidDevice, cudaDeviceGetP2PAttribute(&v,
+		  cudaDevP2PAttrAccessSupported, 0, 0));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaDeviceGetP2PAttribute(&v,
+		  (enum cudaDeviceP2PAttr)9, 0, 1));
+	cudaGetLastError();
+}
+
 TEST_F(pitched, copy_errors)
 {
 	uint8_t host[4096];

@@ -336,5 +336,10 @@ PROBE_TEST(probe_rtprog)
 /* Sparse and deferred-mapping arrays: tile shapes, mip tails, memory
  * requirements, cuMemMapArrayAsync with the data checked. */
 PROBE_TEST(probe_sparse)
+/* Pitched memory, every 2D/3D copy and set, peer copies and access. */
+PROBE_TEST(probe_pitch)
+/* CUDA arrays: formats, dimensions, flags, descriptors, planes, mipmaps,
+ * every copy with arrays. */
+PROBE_TEST(probe_array)
 
 TEST_HARNESS_MAIN

@@ -53,6 +53,7 @@ extern "C" {
 
 /* Documented names -> versioned symbols, as cuda.h of CUDA 13.0 maps them. */
 #define cuDeviceTotalMem			cuDeviceTotalMem_v2
+#define cuDeviceGetUuid			cuDeviceGetUuid_v2
 #define cuCtxCreate				cuCtxCreate_v4
 #define cuCtxDestroy				cuCtxDestroy_v2
 #define cuCtxPushCurrent			cuCtxPushCurrent_v2
@@ -130,6 +131,24 @@ typedef unsigned long long CUdeviceptr_v2;
 typedef CUdeviceptr_v2 CUdeviceptr;
 typedef int CUdevice_v1;
 typedef CUdevice_v1 CUdevice;
+
+/* A device's UUID (also driver_types.h's cudaUUID_t). */
+#ifndef CU_UUID_HAS_BEEN_DEFINED
+#define CU_UUID_HAS_BEEN_DEFINED
+typedef struct CUuuid_st {
+	char bytes[16];
+} CUuuid;
+#endif
+
+/* What cuDeviceGetP2PAttribute reports of a pair of devices. */
+typedef enum CUdevice_P2PAttribute_enum {
+	CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK = 0x01,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = 0x02,
+	CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 0x03,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED = 0x04,	/* deprecated name */
+	CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED = 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED = 0x05
+} CUdevice_P2PAttribute;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
@@ -931,6 +950,13 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceGetCount(int *count) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) UVM_NOEXCEPT;
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev) UVM_NOEXCEPT;
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
+				       CUdevice peerDev) UVM_NOEXCEPT;
+CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
+					 CUdevice srcDevice, CUdevice dstDevice) UVM_NOEXCEPT;
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) UVM_NOEXCEPT;
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 				      CUdevice dev) UVM_NOEXCEPT;
 

@@ -83,6 +83,15 @@ const char *CUDARTAPI cudaGetErrorString(cudaError_t error) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaDriverGetVersion(int *driverVersion) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *count) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop,
+					      int device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+					      int peerDevice) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int peerDevice,
+						 unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceDisablePeerAccess(int peerDevice) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr,
+						int srcDevice, int dstDevice) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaGetDevice(int *device) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaSetDevice(int device) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,

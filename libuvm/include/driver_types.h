@@ -597,4 +597,124 @@ enum cudaDeviceAttr {
 	cudaDevAttrMax
 };
 
+/* A device's UUID (also cuda.h's CUuuid). */
+#ifndef CU_UUID_HAS_BEEN_DEFINED
+#define CU_UUID_HAS_BEEN_DEFINED
+typedef struct CUuuid_st {
+	char bytes[16];
+} CUuuid;
+#endif
+typedef struct CUuuid_st cudaUUID_t;
+
+/* What cudaDeviceGetP2PAttribute reports of a pair of devices. */
+enum cudaDeviceP2PAttr {
+	cudaDevP2PAttrPerformanceRank = 1,
+	cudaDevP2PAttrAccessSupported = 2,
+	cudaDevP2PAttrNativeAtomicSupported = 3,
+	cudaDevP2PAttrCudaArrayAccessSupported = 4,
+	cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5
+};
+
+/*
+ * struct cudaDeviceProp - what cudaGetDeviceProperties reports: CUDA 13's
+ * layout (1008 bytes), each field the device attribute of its name.
+ */
+struct cudaDeviceProp {
+	char name[256];
+	cudaUUID_t uuid;
+	char luid[8];			/* Windows only: zero */
+	unsigned int luidDeviceNodeMask;
+	size_t totalGlobalMem;
+	size_t sharedMemPerBlock;
+	int regsPerBlock;
+	int warpSize;
+	size_t memPitch;
+	int maxThreadsPerBlock;
+	int maxThreadsDim[3];
+	int maxGridSize[3];
+	size_t totalConstMem;
+	int major;
+	int minor;
+	size_t textureAlignment;
+	size_t texturePitchAlignment;
+	int multiProcessorCount;
+	int integrated;
+	int canMapHostMemory;
+	/* texture and surface limits */
+	int maxTexture1D;
+	int maxTexture1DMipmap;
+	int maxTexture2D[2];
+	int maxTexture2DMipmap[2];
+	int maxTexture2DLinear[3];
+	int maxTexture2DGather[2];
+	int maxTexture3D[3];
+	int maxTexture3DAlt[3];
+	int maxTextureCubemap;
+	int maxTexture1DLayered[2];
+	int maxTexture2DLayered[3];
+	int maxTextureCubemapLayered[2];
+	int maxSurface1D;
+	int maxSurface2D[2];
+	int maxSurface3D[3];
+	int maxSurface1DLayered[2];
+	int maxSurface2DLayered[3];
+	int maxSurfaceCubemap;
+	int maxSurfaceCubemapLayered[2];
+	size_t surfaceAlignment;
+	int concurrentKernels;
+	int ECCEnabled;
+	int pciBusID;
+	int pciDeviceID;
+	int pciDomainID;
+	int tccDriver;
+	int asyncEngineCount;
+	int unifiedAddressing;
+	int memoryBusWidth;
+	int l2CacheSize;
+	int persistingL2CacheMaxSize;
+	int maxThreadsPerMultiProcessor;
+	int streamPrioritiesSupported;
+	int globalL1CacheSupported;
+	int localL1CacheSupported;
+	size_t sharedMemPerMultiprocessor;
+	int regsPerMultiprocessor;
+	/* memory */
+	int managedMemory;
+	int isMultiGpuBoard;
+	int multiGpuBoardGroupID;
+	int hostNativeAtomicSupported;
+	int pageableMemoryAccess;
+	int concurrentManagedAccess;
+	int computePreemptionSupported;
+	int canUseHostPointerForRegisteredMem;
+	int cooperativeLaunch;
+	size_t sharedMemPerBlockOptin;
+	int pageableMemoryAccessUsesHostPageTables;
+	int directManagedMemAccessFromHost;
+	int maxBlocksPerMultiProcessor;
+	int accessPolicyMaxWindowSize;
+	size_t reservedSharedMemPerBlock;
+	int hostRegisterSupported;
+	int sparseCudaArraySupported;
+	int hostRegisterReadOnlySupported;
+	int timelineSemaphoreInteropSupported;
+	int memoryPoolsSupported;
+	int gpuDirectRDMASupported;
+	unsigned int gpuDirectRDMAFlushWritesOptions;
+	int gpuDirectRDMAWritesOrdering;
+	unsigned int memoryPoolSupportedHandleTypes;
+	int deferredMappingCudaArraySupported;
+	int ipcEventSupported;
+	int clusterLaunch;
+	int unifiedFunctionPointers;
+	int deviceNumaConfig;
+	int deviceNumaId;
+	int mpsEnabled;
+	int hostNumaId;
+	unsigned int gpuPciDeviceID;
+	unsigned int gpuPciSubsystemID;
+	int hostNumaMultinodeIpcSupported;
+	int reserved[56];
+};
+
 #endif /* UVM_DRIVER_TYPES_H */

@@ -456,6 +456,160 @@ extern "C" CUresult cuDeviceGetName(char *name, int len, CUdevice dev) noexcept
 	return CUDA_SUCCESS;
 }
 
+extern "C" CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev) noexcept
+{
+	if (CUresult r = check_init())
+		return r;
+	if (!uuid)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	static_assert(sizeof(uuid->bytes) == sizeof(state().dev.gpus[0].uuid));
+	std::memcpy(uuid->bytes, state().dev.gpus[dev].uuid, sizeof(uuid->bytes));
+	return CUDA_SUCCESS;
+}
+
+/*
+ * cudaGetDeviceProperties: each field the device attribute of its name
+ * (the ones cuDeviceGetAttribute reports), the name, UUID and memory size
+ * the driver reports.
+ */
+extern "C" cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) noexcept
+{
+	return rt([&]() -> CUresult {
+		if (!valid_device(device))
+			return CUDA_ERROR_INVALID_DEVICE;
+		if (!prop)
+			return CUDA_ERROR_INVALID_VALUE;
+		const struct uvm_ioc_gpu_info &gi = state().dev.gpus[device];
+		struct cudaDeviceProp &p = *prop;
+
+#define A(name) device_attribute(CU_DEVICE_ATTRIBUTE_##name, device)
+#define Z(name) static_cast<size_t>(A(name))
+#define U(name) static_cast<unsigned int>(A(name))
+		p = {};
+		std::snprintf(p.name, sizeof(p.name), "%s", gi.name);
+		std::memcpy(p.uuid.bytes, gi.uuid, sizeof(p.uuid.bytes));
+		p.totalGlobalMem = gi.vidmem_size;
+		p.sharedMemPerBlock = Z(MAX_SHARED_MEMORY_PER_BLOCK);
+		p.regsPerBlock = A(MAX_REGISTERS_PER_BLOCK);
+		p.warpSize = A(WARP_SIZE);
+		p.memPitch = Z(MAX_PITCH);
+		p.maxThreadsPerBlock = A(MAX_THREADS_PER_BLOCK);
+		p.maxThreadsDim[0] = A(MAX_BLOCK_DIM_X);
+		p.maxThreadsDim[1] = A(MAX_BLOCK_DIM_Y);
+		p.maxThreadsDim[2] = A(MAX_BLOCK_DIM_Z);
+		p.maxGridSize[0] = A(MAX_GRID_DIM_X);
+		p.maxGridSize[1] = A(MAX_GRID_DIM_Y);
+		p.maxGridSize[2] = A(MAX_GRID_DIM_Z);
+		p.totalConstMem = Z(TOTAL_CONSTANT_MEMORY);
+		p.major = A(COMPUTE_CAPABILITY_MAJOR);
+		p.minor = A(COMPUTE_CAPABILITY_MINOR);
+		p.textureAlignment = Z(TEXTURE_ALIGNMENT);
+		p.texturePitchAlignment = Z(TEXTURE_PITCH_ALIGNMENT);
+		p.multiProcessorCount = A(MULTIPROCESSOR_COUNT);
+		p.integrated = A(INTEGRATED);
+		p.canMapHostMemory = A(CAN_MAP_HOST_MEMORY);
+		p.maxTexture1D = A(MAXIMUM_TEXTURE1D_WIDTH);
+		p.maxTexture1DMipmap = A(MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH);
+		p.maxTexture2D[0] = A(MAXIMUM_TEXTURE2D_WIDTH);
+		p.maxTexture2D[1] = A(MAXIMUM_TEXTURE2D_HEIGHT);
+		p.maxTexture2DMipmap[0] = A(MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH);
+		p.maxTexture2DMipmap[1] = A(MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT);
+		p.maxTexture2DLinear[0] = A(MAXIMUM_TEXTURE2D_LINEAR_WIDTH);
+		p.maxTexture2DLinear[1] = A(MAXIMUM_TEXTURE2D_LINEAR_HEIGHT);
+		p.maxTexture2DLinear[2] = A(MAXIMUM_TEXTURE2D_LINEAR_PITCH);
+		p.maxTexture2DGather[0] = A(MAXIMUM_TEXTURE2D_GATHER_WIDTH);
+		p.maxTexture2DGather[1] = A(MAXIMUM_TEXTURE2D_GATHER_HEIGHT);
+		p.maxTexture3D[0] = A(MAXIMUM_TEXTURE3D_WIDTH);
+		p.maxTexture3D[1] = A(MAXIMUM_TEXTURE3D_HEIGHT);
+		p.maxTexture3D[2] = A(MAXIMUM_TEXTURE3D_DEPTH);
+		p.maxTexture3DAlt[0] = A(MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE);
+		p.maxTexture3DAlt[1] = A(MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE);
+		p.maxTexture3DAlt[2] = A(MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE);
+		p.maxTextureCubemap = A(MAXIMUM_TEXTURECUBEMAP_WIDTH);
+		p.maxTexture1DLayered[0] = A(MAXIMUM_TEXTURE1D_LAYERED_WIDTH);
+		p.maxTexture1DLayered[1] = A(MAXIMUM_TEXTURE1D_LAYERED_LAYERS);
+		p.maxTexture2DLayered[0] = A(MAXIMUM_TEXTURE2D_LAYERED_WIDTH);
+		p.maxTexture2DLayered[1] = A(MAXIMUM_TEXTURE2D_LAYERED_HEIGHT);
+		p.maxTexture2DLayered[2] = A(MAXIMUM_TEXTURE2D_LAYERED_LAYERS);
+		p.maxTextureCubemapLayered[0] = A(MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH);
+		p.maxTextureCubemapLayered[1] = A(MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS);
+		p.maxSurface1D = A(MAXIMUM_SURFACE1D_WIDTH);
+		p.maxSurface2D[0] = A(MAXIMUM_SURFACE2D_WIDTH);
+		p.maxSurface2D[1] = A(MAXIMUM_SURFACE2D_HEIGHT);
+		p.maxSurface3D[0] = A(MAXIMUM_SURFACE3D_WIDTH);
+		p.maxSurface3D[1] = A(MAXIMUM_SURFACE3D_HEIGHT);
+		p.maxSurface3D[2] = A(MAXIMUM_SURFACE3D_DEPTH);
+		p.maxSurface1DLayered[0] = A(MAXIMUM_SURFACE1D_LAYERED_WIDTH);
+		p.maxSurface1DLayered[1] = A(MAXIMUM_SURFACE1D_LAYERED_LAYERS);
+		p.maxSurface2DLayered[0] = A(MAXIMUM_SURFACE2D_LAYERED_WIDTH);
+		p.maxSurface2DLayered[1] = A(MAXIMUM_SURFACE2D_LAYERED_HEIGHT);
+		p.maxSurface2DLayered[2] = A(MAXIMUM_SURFACE2D_LAYERED_LAYERS);
+		p.maxSurfaceCubemap = A(MAXIMUM_SURFACECUBEMAP_WIDTH);
+		p.maxSurfaceCubemapLayered[0] = A(MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH);
+		p.maxSurfaceCubemapLayered[1] = A(MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS);
+		p.surfaceAlignment = Z(SURFACE_ALIGNMENT);
+		p.concurrentKernels = A(CONCURRENT_KERNELS);
+		p.ECCEnabled = A(ECC_ENABLED);
+		p.pciBusID = A(PCI_BUS_ID);
+		p.pciDeviceID = A(PCI_DEVICE_ID);
+		p.pciDomainID = A(PCI_DOMAIN_ID);
+		p.tccDriver = A(TCC_DRIVER);
+		p.asyncEngineCount = A(ASYNC_ENGINE_COUNT);
+		p.unifiedAddressing = A(UNIFIED_ADDRESSING);
+		p.memoryBusWidth = A(GLOBAL_MEMORY_BUS_WIDTH);
+		p.l2CacheSize = A(L2_CACHE_SIZE);
+		p.persistingL2CacheMaxSize = A(MAX_PERSISTING_L2_CACHE_SIZE);
+		p.maxThreadsPerMultiProcessor = A(MAX_THREADS_PER_MULTIPROCESSOR);
+		p.streamPrioritiesSupported = A(STREAM_PRIORITIES_SUPPORTED);
+		p.globalL1CacheSupported = A(GLOBAL_L1_CACHE_SUPPORTED);
+		p.localL1CacheSupported = A(LOCAL_L1_CACHE_SUPPORTED);
+		p.sharedMemPerMultiprocessor = Z(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+		p.regsPerMultiprocessor = A(MAX_REGISTERS_PER_MULTIPROCESSOR);
+		p.managedMemory = A(MANAGED_MEMORY);
+		p.isMultiGpuBoard = A(MULTI_GPU_BOARD);
+		p.multiGpuBoardGroupID = A(MULTI_GPU_BOARD_GROUP_ID);
+		p.hostNativeAtomicSupported = A(HOST_NATIVE_ATOMIC_SUPPORTED);
+		p.pageableMemoryAccess = A(PAGEABLE_MEMORY_ACCESS);
+		p.concurrentManagedAccess = A(CONCURRENT_MANAGED_ACCESS);
+		p.computePreemptionSupported = A(COMPUTE_PREEMPTION_SUPPORTED);
+		p.canUseHostPointerForRegisteredMem = A(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
+		p.cooperativeLaunch = A(COOPERATIVE_LAUNCH);
+		p.sharedMemPerBlockOptin = Z(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+		p.pageableMemoryAccessUsesHostPageTables =
+			A(PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES);
+		p.directManagedMemAccessFromHost = A(DIRECT_MANAGED_MEM_ACCESS_FROM_HOST);
+		p.maxBlocksPerMultiProcessor = A(MAX_BLOCKS_PER_MULTIPROCESSOR);
+		p.accessPolicyMaxWindowSize = A(MAX_ACCESS_POLICY_WINDOW_SIZE);
+		p.reservedSharedMemPerBlock = Z(RESERVED_SHARED_MEMORY_PER_BLOCK);
+		p.hostRegisterSupported = A(HOST_REGISTER_SUPPORTED);
+		p.sparseCudaArraySupported = A(SPARSE_CUDA_ARRAY_SUPPORTED);
+		p.hostRegisterReadOnlySupported = A(READ_ONLY_HOST_REGISTER_SUPPORTED);
+		p.timelineSemaphoreInteropSupported = A(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED);
+		p.memoryPoolsSupported = A(MEMORY_POOLS_SUPPORTED);
+		p.gpuDirectRDMASupported = A(GPU_DIRECT_RDMA_SUPPORTED);
+		p.gpuDirectRDMAFlushWritesOptions = U(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS);
+		p.gpuDirectRDMAWritesOrdering = A(GPU_DIRECT_RDMA_WRITES_ORDERING);
+		p.memoryPoolSupportedHandleTypes = U(MEMPOOL_SUPPORTED_HANDLE_TYPES);
+		p.deferredMappingCudaArraySupported = A(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED);
+		p.ipcEventSupported = A(IPC_EVENT_SUPPORTED);
+		p.clusterLaunch = A(CLUSTER_LAUNCH);
+		p.unifiedFunctionPointers = A(UNIFIED_FUNCTION_POINTERS);
+		p.deviceNumaConfig = A(NUMA_CONFIG);
+		p.deviceNumaId = A(NUMA_ID);
+		p.mpsEnabled = A(MPS_ENABLED);
+		p.hostNumaId = A(HOST_NUMA_ID);
+		p.gpuPciDeviceID = U(GPU_PCI_DEVICE_ID);
+		p.gpuPciSubsystemID = U(GPU_PCI_SUBSYSTEM_ID);
+		p.hostNumaMultinodeIpcSupported = A(HOST_NUMA_MULTINODE_IPC_SUPPORTED);
+#undef A
+#undef Z
+#undef U
+		return CUDA_SUCCESS;
+	});
+}
+
 extern "C" CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) noexcept
 {
 	if (CUresult r = check_init())

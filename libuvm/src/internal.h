@@ -228,6 +228,8 @@ struct Context {
 	std::unique_ptr<Stream> legacy;
 	std::unordered_set<Stream *> streams;	/* created streams */
 	std::unordered_set<Event *> events;
+	/* Devices whose memory it may reach (cuCtxEnablePeerAccess). */
+	std::unordered_set<int> peers;
 };
 
 /* A location as the caller gave it (the last-prefetch shadow keeps them). */

@@ -342,8 +342,12 @@ extern "C" CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		if (!dptr || !pPitch)
+		/* "pitch.allocpitch.null_dptr": the pitch cleared */
+		if (!dptr || !pPitch) {
+			if (pPitch)
+				*pPitch = 0;
 			return CUDA_ERROR_INVALID_VALUE;
+		}
 		/* "pitch.allocpitch.w0": both outputs cleared */
 		if (!WidthInBytes || !Height ||
 		    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16)) {

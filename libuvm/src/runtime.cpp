@@ -653,6 +653,10 @@ CUresult memcpy_peer(void *dst, int ddev, const void *src, int sdev, size_t coun
 {
 	BoxRequest q;
 
+	/* Nothing to copy: the devices are not looked at
+	 * ("pitch.peer.rt.bothdev99.count0"). */
+	if (!count)
+		return CUDA_SUCCESS;
 	if (CUresult r = peer_device(ddev))
 		return r;
 	if (CUresult r = peer_device(sdev))
