@@ -53,6 +53,7 @@
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "uvm_ce.h"
 #include "uvm_copy.h"
@@ -107,13 +108,30 @@ struct uvm_copy_box {
 };
 
 /**
+ * struct uvm_copy_boxes - the boxes of a batch
+ * @cap:	boxes there is room for
+ * @box:	the boxes
+ *
+ * A batch's array goes back to its VA space (&uvm_va_space.copy_boxes) when
+ * the job is freed, for the next batch to reuse: a fresh one of thousands
+ * of boxes costs more than validating them, as the kernel clears what it
+ * allocates (init_on_alloc, Debian's default).
+ */
+struct uvm_copy_boxes {
+	u32 cap;
+	struct uvm_copy_box box[];
+};
+
+/**
  * struct uvm_copy_job - validated copies or a memset
  * @job:	the queue's part; weight = pages + boxes
  * @gpu:	the GPU whose engine works
  * @is_memset:	a memset: the boxes' @src unused
  * @pattern:	memset: the element replicated to 64 bits
- * @nboxes:	boxes, run in order
- * @boxes:	@one, or the array of a batch
+ * @nboxes:	boxes, run in order (a batch's: those filled so far)
+ * @boxes:	@one, or @array's
+ * @array:	a batch's boxes, NULL for a single copy or memset
+ * @va_space:	a batch's VA space, which @array goes back to
  * @one:	the box of a single copy or memset
  */
 struct uvm_copy_job {
@@ -123,6 +141,8 @@ struct uvm_copy_job {
 	u64 pattern;
 	u32 nboxes;
 	struct uvm_copy_box *boxes;
+	struct uvm_copy_boxes *array;
+	struct uvm_va_space *va_space;
 	struct uvm_copy_box one;
 };
 
@@ -170,33 +190,68 @@ static void uvm_copy_job_free(struct uvm_job *j)
 		uvm_copy_side_unpin(&job->boxes[i].dst, true);
 		uvm_copy_side_unpin(&job->boxes[i].src, false);
 	}
-	if (job->boxes != &job->one)
-		kvfree(job->boxes);
+	/* the VA space keeps one array; a second is freed */
+	if (job->array && cmpxchg(&job->va_space->copy_boxes, NULL, job->array))
+		kvfree(job->array);
 	kfree(job);
 }
 
 /**
- * uvm_copy_job_alloc() - a job of @nboxes zeroed boxes
- * @nboxes:	1 .. UVM_COPY_BATCH_MAX
+ * uvm_copy_job_alloc() - a job of one zeroed box
  *
- * Return: the job (@nboxes set), or NULL.
+ * Return: the job (@nboxes 1), or NULL.
  */
-static struct uvm_copy_job *uvm_copy_job_alloc(u32 nboxes)
+static struct uvm_copy_job *uvm_copy_job_alloc(void)
 {
 	struct uvm_copy_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 
 	if (!job)
 		return NULL;
 	job->boxes = &job->one;
-	if (nboxes > 1) {
-		job->boxes = kvcalloc(nboxes, sizeof(*job->boxes), GFP_KERNEL_ACCOUNT);
-		if (!job->boxes) {
+	job->nboxes = 1;
+	return job;
+}
+
+/**
+ * uvm_copy_batch_alloc() - a job with room for @nboxes boxes
+ * @va_space:	the VA space, whose kept array is reused when big enough
+ * @nboxes:	1 .. UVM_COPY_BATCH_MAX
+ *
+ * The boxes are not cleared: the job has none yet (@nboxes 0), each is
+ * filled whole by uvm_copy_box_init() and counted then.
+ *
+ * Return: the job, or NULL.
+ */
+static struct uvm_copy_job *uvm_copy_batch_alloc(struct uvm_va_space *va_space, u32 nboxes)
+{
+	struct uvm_copy_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	struct uvm_copy_boxes *array;
+
+	if (!job)
+		return NULL;
+	array = xchg(&va_space->copy_boxes, NULL);
+	if (!array || array->cap < nboxes) {
+		kvfree(array);
+		array = kvmalloc(struct_size(array, box, nboxes), GFP_KERNEL_ACCOUNT);
+		if (!array) {
 			kfree(job);
 			return NULL;
 		}
+		array->cap = nboxes;
 	}
-	job->nboxes = nboxes;
+	job->array = array;
+	job->va_space = va_space;
+	job->boxes = array->box;
 	return job;
+}
+
+/**
+ * uvm_copy_va_space_destroy() - free the box array a VA space kept
+ * @va_space:	the VA space, its queue drained (no job left to give one back)
+ */
+void uvm_copy_va_space_destroy(struct uvm_va_space *va_space)
+{
+	kvfree(xchg(&va_space->copy_boxes, NULL));
 }
 
 /* Execution */
@@ -494,7 +549,7 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			uvm_ce_batch_push_row(b, &op, box->dst.pitch,
 					      job->is_memset ? 0 : box->src.pitch);
 		else
-			uvm_ce_batch_push(b, &op);
+			uvm_ce_batch_push_run(b, &op);
 
 		col += piece;
 		if (col == box->width) {
@@ -524,13 +579,23 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
  */
 static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *box, u64 off)
 {
-	u64 dend = round_down(uvm_copy_addr(box, &box->dst, off), UVM_VA_BLOCK_SIZE) +
-		   UVM_VA_BLOCK_SIZE;
-	u64 send = job->is_memset ? U64_MAX :
-		   round_down(uvm_copy_addr(box, &box->src, off), UVM_VA_BLOCK_SIZE) +
-		   UVM_VA_BLOCK_SIZE;
-	u64 o = off, d, s, row, take;
+	u64 dend, send, o = off, d, s, row, take;
 
+	/* one row: up to the first block boundary of either side */
+	if (box->height == 1 && box->depth == 1) {
+		d = box->dst.addr + off;
+		take = min(box->length - off, round_down(d, UVM_VA_BLOCK_SIZE) +
+					      UVM_VA_BLOCK_SIZE - d);
+		if (job->is_memset)
+			return take;
+		s = box->src.addr + off;
+		return min(take, round_down(s, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE - s);
+	}
+	dend = round_down(uvm_copy_addr(box, &box->dst, off), UVM_VA_BLOCK_SIZE) +
+	       UVM_VA_BLOCK_SIZE;
+	send = job->is_memset ? U64_MAX :
+	       round_down(uvm_copy_addr(box, &box->src, off), UVM_VA_BLOCK_SIZE) +
+	       UVM_VA_BLOCK_SIZE;
 	while (o < box->length) {
 		d = uvm_copy_addr(box, &box->dst, o);
 		s = job->is_memset ? 0 : uvm_copy_addr(box, &box->src, o);
@@ -596,6 +661,8 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 			    struct uvm_copy_box *box, struct uvm_copy_window *win,
 			    struct uvm_va_block_ctx *ctx, struct uvm_ce_batch *b)
 {
+	bool managed = box->dst.kind == UVM_RANGE_MANAGED ||
+		       (!job->is_memset && box->src.kind == UVM_RANGE_MANAGED);
 	u64 off, len;
 	int ret = 0;
 
@@ -611,6 +678,13 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 		if (ret)
 			return ret;
 		len = uvm_copy_window_len(job, box, off);
+		/* no managed memory: no block to lock, serve or evict from */
+		if (!managed) {
+			ret = uvm_copy_window_lock(va_space, job, box, win, off, len);
+			if (!ret)
+				ret = uvm_copy_window_run(job, box, win, b, off, len);
+			continue;
+		}
 		/* A full GPU: evict with the block locks dropped, then retry. */
 		do {
 			ret = uvm_copy_window_lock(va_space, job, box, win, off, len);
@@ -860,7 +934,7 @@ int uvm_ioc_copy(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
@@ -903,7 +977,7 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
@@ -920,7 +994,8 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
  * @height:	rows
  * @depth:	slices
  * @align:	alignment the address and the used pitches need (memset)
- * @side:	out, zeroed by the caller: address, pitches and span
+ * @side:	out: address, pitches (0 where unused) and span; no memory
+ *		classified (kind 0) or pinned yet
  *
  * Return: 0 or -EINVAL.
  */
@@ -930,6 +1005,10 @@ static int uvm_copy_box_check(const struct uvm_box *box, u64 width, u32 height,
 	u64 slice, span;
 
 	side->addr = box->addr;
+	side->pitch = 0;
+	side->slice_pitch = 0;
+	side->kind = 0;
+	side->pages = NULL;
 	if (!IS_ALIGNED(box->addr, align))
 		return -EINVAL;
 	slice = width;
@@ -1040,7 +1119,7 @@ int uvm_ioc_copy_3d(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
@@ -1049,6 +1128,45 @@ int uvm_ioc_copy_3d(struct uvm_va_space *va_space, void *data)
 		return -EINVAL;
 	}
 	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &failed);
+}
+
+/**
+ * uvm_copy_ops_read() - read copies of UVM_IOC_COPY_BATCH
+ * @ops:	out
+ * @user:	the caller's copies
+ * @n:		how many, at most UVM_COPY_BATCH_CHUNK
+ *
+ * Member by member, which costs what copy_from_user() costs on hardware;
+ * but an emulated CPU (QEMU's TCG, the test bed) runs the "rep movsb" of
+ * copy_from_user() a byte at a time, and the 72 bytes of each copy then
+ * cost more than validating it.
+ *
+ * Return: 0 or -EFAULT.
+ */
+static int uvm_copy_ops_read(struct uvm_copy_op *ops, const struct uvm_copy_op __user *user,
+			     u32 n)
+{
+	u32 i;
+
+	if (!user_access_begin(user, array_size(n, sizeof(*user))))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		unsafe_get_user(ops[i].dst.addr, &user[i].dst.addr, efault);
+		unsafe_get_user(ops[i].dst.pitch, &user[i].dst.pitch, efault);
+		unsafe_get_user(ops[i].dst.slice_pitch, &user[i].dst.slice_pitch, efault);
+		unsafe_get_user(ops[i].src.addr, &user[i].src.addr, efault);
+		unsafe_get_user(ops[i].src.pitch, &user[i].src.pitch, efault);
+		unsafe_get_user(ops[i].src.slice_pitch, &user[i].src.slice_pitch, efault);
+		unsafe_get_user(ops[i].width, &user[i].width, efault);
+		unsafe_get_user(ops[i].height, &user[i].height, efault);
+		unsafe_get_user(ops[i].depth, &user[i].depth, efault);
+		unsafe_get_user(ops[i].reserved, &user[i].reserved, efault);
+	}
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /**
@@ -1078,7 +1196,7 @@ int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
 	/* the copies are read UVM_COPY_BATCH_CHUNK at a time */
 	ops = kmalloc_array(min_t(u32, args->count, UVM_COPY_BATCH_CHUNK), sizeof(*ops),
 			    GFP_KERNEL);
-	job = uvm_copy_job_alloc(args->count);
+	job = uvm_copy_batch_alloc(va_space, args->count);
 	if (!ops || !job) {
 		ret = -ENOMEM;
 		goto out;
@@ -1086,14 +1204,13 @@ int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
 	job->gpu = uvm_gpu_get(args->gpu_index);
 	for (base = 0; base < args->count && !ret; base += n) {
 		n = min_t(u32, args->count - base, UVM_COPY_BATCH_CHUNK);
-		if (copy_from_user(ops, user + base, n * sizeof(*ops))) {
-			ret = -EFAULT;
-			break;
-		}
+		ret = uvm_copy_ops_read(ops, user + base, n);
 		for (i = 0; i < n && !ret; i++) {
 			ret = uvm_copy_box_init(&ops[i], &job->boxes[base + i]);
 			if (ret)
 				args->failed = base + i;
+			else
+				job->nboxes++;
 		}
 	}
 out:
@@ -1135,7 +1252,7 @@ int uvm_ioc_memset_3d(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
