@@ -155,6 +155,12 @@ struct uvm_copy_job {
  * @vmm:	per side: the mapping of a VMM side
  * @locked:	the distinct blocks locked, in locking order
  * @locked_at:	jiffies when the job last took the VA space lock
+ * @page:	per side: the page whose engine address @cached holds, 1 for
+ *		none; kept while the batch of operations gathers (its system
+ *		page mappings last as long) and the same memory is behind the
+ *		page: forgotten when the batch is submitted and at each box of
+ *		process memory (pinned per box)
+ * @cached:	per side: the engine address of @page
  */
 struct uvm_copy_window {
 	struct uvm_va_block *block[2];
@@ -162,6 +168,8 @@ struct uvm_copy_window {
 	struct uvm_vmm_mapping *vmm[2];
 	struct uvm_va_block *locked[2];
 	unsigned long locked_at;
+	u64 page[2];
+	struct uvm_gpu_address cached[2];
 };
 
 /* How long a job keeps the VA space lock before a waiting writer goes first. */
@@ -334,6 +342,50 @@ static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_box *box
 }
 
 /**
+ * uvm_copy_window_find() - find the allocation of one side of a window
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the job
+ * @box:	the box
+ * @win:	the window: @win->range[@i] as the previous window left it
+ *		(NULL for the first); @win->range[@i] and @win->vmm[@i] set here
+ * @i:		0 for the destination, 1 for the source; not process memory
+ * @off:	offset of the window into the box
+ * @len:	its bytes
+ *
+ * Return: 0, -EFAULT when the allocation is gone, -EPERM when the GPU lost
+ * its right to VMM memory.
+ */
+static inline int uvm_copy_window_find(struct uvm_va_space *va_space,
+				       struct uvm_copy_job *job, struct uvm_copy_box *box,
+				       struct uvm_copy_window *win, int i, u64 off, u64 len)
+{
+	struct uvm_copy_side *side = i ? &box->src : &box->dst;
+	u64 va = uvm_copy_addr(box, side, off);
+	u64 last = uvm_copy_addr(box, side, off + len - 1);
+	struct uvm_va_range *range = win->range[i];
+
+	/* the previous window's allocation, else look it up */
+	if (!range || va < uvm_va_range_start(range) || uvm_va_range_end(range) <= last)
+		range = uvm_va_range_find(va_space, va);
+	win->range[i] = range;
+	win->vmm[i] = NULL;
+	if (!range || range->kind != side->kind || uvm_va_range_end(range) <= last)
+		return -EFAULT;
+	if (side->kind != UVM_RANGE_VMM)
+		return 0;
+	/*
+	 * A window crosses no 2 MiB boundary: one granule of one mapping,
+	 * whose rights may have changed since the job was queued.
+	 */
+	win->vmm[i] = uvm_vmm_mapping_find(range, va);
+	if (!win->vmm[i])
+		return -EFAULT;
+	if (uvm_vmm_check_span(range, va, va + 1, job->gpu, !i))
+		return -EPERM;
+	return 0;
+}
+
+/**
  * uvm_copy_window_lock() - find the allocations and lock the managed blocks
  * @va_space:	the VA space; its lock held for read
  * @job:	the job
@@ -352,39 +404,20 @@ static int uvm_copy_window_lock(struct uvm_va_space *va_space,
 {
 	struct uvm_copy_side *sides[2] = { &box->dst, &box->src };
 	int n = job->is_memset ? 1 : 2;
-	int i;
+	int i, ret;
 
 	memset(win->block, 0, sizeof(win->block));
-	memset(win->vmm, 0, sizeof(win->vmm));
 	memset(win->locked, 0, sizeof(win->locked));
 	for (i = 0; i < n; i++) {
-		u64 va = uvm_copy_addr(box, sides[i], off);
-		u64 last = uvm_copy_addr(box, sides[i], off + len - 1);
-		struct uvm_va_range *range = win->range[i];
-
 		if (!sides[i]->kind)
 			continue;
-		/* the previous window's allocation, else look it up */
-		if (!range || va < uvm_va_range_start(range) || uvm_va_range_end(range) <= last)
-			range = uvm_va_range_find(va_space, va);
-		win->range[i] = range;
-		if (!range || range->kind != sides[i]->kind || uvm_va_range_end(range) <= last)
-			return -EFAULT;
-		if (sides[i]->kind == UVM_RANGE_VMM) {
-			/*
-			 * A window crosses no 2 MiB boundary: one granule of
-			 * one mapping, whose rights may have changed since the
-			 * job was queued.
-			 */
-			win->vmm[i] = uvm_vmm_mapping_find(range, va);
-			if (!win->vmm[i])
-				return -EFAULT;
-			if (uvm_vmm_check_span(range, va, va + 1, job->gpu, !i))
-				return -EPERM;
-		}
+		ret = uvm_copy_window_find(va_space, job, box, win, i, off, len);
+		if (ret)
+			return ret;
 		if (sides[i]->kind != UVM_RANGE_MANAGED)
 			continue;
-		win->block[i] = uvm_va_block_get_or_create(va_space, va);
+		win->block[i] = uvm_va_block_get_or_create(va_space,
+							   uvm_copy_addr(box, sides[i], off));
 		if (IS_ERR(win->block[i])) {
 			win->block[i] = NULL;
 			return -ENOMEM;
@@ -458,21 +491,21 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_box *
 /*
  * The engine's address of the page of @va on one side: looked up once per
  * page while the batch lasts (its system-page mappings go with it), so that
- * the short rows of a box sharing a page cost one lookup.
+ * the short rows of a box, and the small copies of a batch, sharing a page
+ * cost one lookup.
  */
-static int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_box *box,
-				     struct uvm_copy_window *win, int side,
-				     struct uvm_ce_batch *b, u64 va, u64 *page,
-				     struct uvm_gpu_address *cached,
-				     struct uvm_gpu_address *addr)
+static inline int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_box *box,
+					    struct uvm_copy_window *win, int side,
+					    struct uvm_ce_batch *b, u64 va,
+					    struct uvm_gpu_address *addr)
 {
 	int ret = 0;
 
-	if ((va & PAGE_MASK) != *page) {
-		ret = uvm_copy_side_addr(job, box, win, side, b, va, cached);
-		*page = ret ? 1 : va & PAGE_MASK;
+	if ((va & PAGE_MASK) != win->page[side]) {
+		ret = uvm_copy_side_addr(job, box, win, side, b, va, &win->cached[side]);
+		win->page[side] = ret ? 1 : va & PAGE_MASK;
 	}
-	*addr = *cached;
+	*addr = win->cached[side];
 	addr->addr += offset_in_page(va);
 	return ret;
 }
@@ -498,8 +531,6 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			       struct uvm_copy_window *win, struct uvm_ce_batch *b,
 			       u64 off, u64 len)
 {
-	struct uvm_gpu_address cached[2] = {};
-	u64 page[2] = { 1, 1 };	/* 1: nothing cached */
 	bool rows = box->height > 1 || box->depth > 1;
 	u64 end = off + len, piece, col, z, rd, rs, d, s;
 	struct uvm_ce_op op;
@@ -528,19 +559,17 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			break;
 		if (!b->nops) {
 			/* a new batch: map again */
-			page[0] = 1;
-			page[1] = 1;
+			win->page[0] = 1;
+			win->page[1] = 1;
 		}
-		ret = uvm_copy_side_addr_cached(job, box, win, 0, b, d, &page[0], &cached[0],
-						&op.dst);
+		ret = uvm_copy_side_addr_cached(job, box, win, 0, b, d, &op.dst);
 		if (job->is_memset) {
 			op.type = UVM_CE_MEMSET;
 			op.value = job->pattern;
 		} else {
 			op.type = UVM_CE_COPY;
 			if (!ret)
-				ret = uvm_copy_side_addr_cached(job, box, win, 1, b, s, &page[1],
-								&cached[1], &op.src);
+				ret = uvm_copy_side_addr_cached(job, box, win, 1, b, s, &op.src);
 		}
 		if (ret)
 			break;
@@ -666,6 +695,11 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 	u64 off, len;
 	int ret = 0;
 
+	/* process memory: this box's own pinned pages */
+	if (!box->dst.kind)
+		win->page[0] = 1;
+	if (!box->src.kind)
+		win->page[1] = 1;
 	for (off = 0; off < box->length && !ret; off += len) {
 		/*
 		 * A big copy is thousands of windows: let others run between
@@ -680,7 +714,10 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 		len = uvm_copy_window_len(job, box, off);
 		/* no managed memory: no block to lock, serve or evict from */
 		if (!managed) {
-			ret = uvm_copy_window_lock(va_space, job, box, win, off, len);
+			if (box->dst.kind)
+				ret = uvm_copy_window_find(va_space, job, box, win, 0, off, len);
+			if (!ret && !job->is_memset && box->src.kind)
+				ret = uvm_copy_window_find(va_space, job, box, win, 1, off, len);
 			if (!ret)
 				ret = uvm_copy_window_run(job, box, win, b, off, len);
 			continue;
@@ -728,6 +765,8 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_COPY);
 	down_read(&va_space->lock);
 	win.locked_at = jiffies;
+	win.page[0] = 1;
+	win.page[1] = 1;
 	for (i = 0; i < job->nboxes && !ret; i++)
 		ret = uvm_copy_box_run(va_space, job, &job->boxes[i], &win, ctx, b);
 	/* the operations still gathered, whose memory the lock keeps */
