@@ -161,6 +161,8 @@ struct uvm_copy_job {
  *		page: forgotten when the batch is submitted and at each box of
  *		process memory (pinned per box)
  * @cached:	per side: the engine address of @page
+ * @quiet:	small windows run since the last look for a signal, a
+ *		waiting writer or a task to run
  */
 struct uvm_copy_window {
 	struct uvm_va_block *block[2];
@@ -170,7 +172,14 @@ struct uvm_copy_window {
 	unsigned long locked_at;
 	u64 page[2];
 	struct uvm_gpu_address cached[2];
+	u32 quiet;
 };
+
+/*
+ * Windows of at most a page run this many between looks for a signal, a
+ * waiting writer or a task to run (bigger ones look each time).
+ */
+#define UVM_COPY_QUIET_WINDOWS	64
 
 /* How long a job keeps the VA space lock before a waiting writer goes first. */
 #define UVM_COPY_HOLD_MS	100
@@ -701,17 +710,21 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 	if (!box->src.kind)
 		win->page[1] = 1;
 	for (off = 0; off < box->length && !ret; off += len) {
+		len = uvm_copy_window_len(job, box, off);
 		/*
 		 * A big copy is thousands of windows: let others run between
-		 * them, and a synchronous caller that is killed stop there.
+		 * them, and a synchronous caller that is killed stop there;
+		 * small ones (the copies of a batch) look every so many.
 		 */
-		cond_resched();
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		ret = uvm_copy_yield_lock(va_space, win, b);
-		if (ret)
-			return ret;
-		len = uvm_copy_window_len(job, box, off);
+		if (len > PAGE_SIZE || ++win->quiet >= UVM_COPY_QUIET_WINDOWS) {
+			win->quiet = 0;
+			cond_resched();
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			ret = uvm_copy_yield_lock(va_space, win, b);
+			if (ret)
+				return ret;
+		}
 		/* no managed memory: no block to lock, serve or evict from */
 		if (!managed) {
 			if (box->dst.kind)
