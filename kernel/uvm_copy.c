@@ -36,7 +36,9 @@
  * locks the block of each managed side (the lower address first when both
  * are managed and distinct, see uvm_lock.h), serves the pages its rows
  * touch, gathers one engine operation per piece that crosses no page or row
- * boundary, and waits for the engine before its blocks are unlocked.  A
+ * boundary (1D pieces that go on where the last operation ends join it as
+ * one run, uvm_ce_batch_push_run()), and waits for the engine before its
+ * blocks are unlocked.  A
  * window without managed memory locks nothing and does not wait: the
  * operations of consecutive windows and boxes (the small copies of a batch)
  * go to the engine together, when the batch of operations is full, before
