@@ -49,17 +49,13 @@ int uvm_ce_batch_flush(struct uvm_ce_batch *b)
 }
 
 /**
- * uvm_ce_batch_begin() - make room for one more operation on @gpu's engine
+ * uvm_ce_batch_make_room() - uvm_ce_batch_begin() when it may have to flush
  * @b:		the batch
  * @gpu:	the engine to use
  *
- * Flushes when the batch is full or the engine changes.  The caller then
- * maps system pages with uvm_ce_batch_sysmem() (at most two) and pushes the
- * operation.
- *
  * Return: 0 or the -errno of the flush.
  */
-int uvm_ce_batch_begin(struct uvm_ce_batch *b, struct uvm_gpu *gpu)
+int uvm_ce_batch_make_room(struct uvm_ce_batch *b, struct uvm_gpu *gpu)
 {
 	int ret;
 
@@ -98,16 +94,6 @@ int uvm_ce_batch_sysmem(struct uvm_ce_batch *b, struct page *page,
 	b->dma[b->ndma++] = dma;
 	*addr = (struct uvm_gpu_address){ .addr = dma, .aperture = UVM_APERTURE_SYS };
 	return 0;
-}
-
-/**
- * uvm_ce_batch_push() - add an operation to a begun batch
- * @b:		the batch
- * @op:		the operation, copied
- */
-void uvm_ce_batch_push(struct uvm_ce_batch *b, const struct uvm_ce_op *op)
-{
-	b->ops[b->nops++] = *op;
 }
 
 /*

@@ -36,7 +36,9 @@
  * locks the block of each managed side (the lower address first when both
  * are managed and distinct, see uvm_lock.h), serves the pages its rows
  * touch, gathers one engine operation per piece that crosses no page or row
- * boundary, and waits for the engine before its blocks are unlocked.  A
+ * boundary (1D pieces that go on where the last operation ends join it as
+ * one run, uvm_ce_batch_push_run()), and waits for the engine before its
+ * blocks are unlocked.  A
  * window without managed memory locks nothing and does not wait: the
  * operations of consecutive windows and boxes (the small copies of a batch)
  * go to the engine together, when the batch of operations is full, before
@@ -53,6 +55,7 @@
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "uvm_ce.h"
 #include "uvm_copy.h"
@@ -107,13 +110,30 @@ struct uvm_copy_box {
 };
 
 /**
+ * struct uvm_copy_boxes - the boxes of a batch
+ * @cap:	boxes there is room for
+ * @box:	the boxes
+ *
+ * A batch's array goes back to its VA space (&uvm_va_space.copy_boxes) when
+ * the job is freed, for the next batch to reuse: a fresh one of thousands
+ * of boxes costs more than validating them, as the kernel clears what it
+ * allocates (init_on_alloc, Debian's default).
+ */
+struct uvm_copy_boxes {
+	u32 cap;
+	struct uvm_copy_box box[];
+};
+
+/**
  * struct uvm_copy_job - validated copies or a memset
  * @job:	the queue's part; weight = pages + boxes
  * @gpu:	the GPU whose engine works
  * @is_memset:	a memset: the boxes' @src unused
  * @pattern:	memset: the element replicated to 64 bits
- * @nboxes:	boxes, run in order
- * @boxes:	@one, or the array of a batch
+ * @nboxes:	boxes, run in order (a batch's: those filled so far)
+ * @boxes:	@one, or @array's
+ * @array:	a batch's boxes, NULL for a single copy or memset
+ * @va_space:	a batch's VA space, which @array goes back to
  * @one:	the box of a single copy or memset
  */
 struct uvm_copy_job {
@@ -123,6 +143,8 @@ struct uvm_copy_job {
 	u64 pattern;
 	u32 nboxes;
 	struct uvm_copy_box *boxes;
+	struct uvm_copy_boxes *array;
+	struct uvm_va_space *va_space;
 	struct uvm_copy_box one;
 };
 
@@ -135,6 +157,14 @@ struct uvm_copy_job {
  * @vmm:	per side: the mapping of a VMM side
  * @locked:	the distinct blocks locked, in locking order
  * @locked_at:	jiffies when the job last took the VA space lock
+ * @page:	per side: the page whose engine address @cached holds, 1 for
+ *		none; kept while the batch of operations gathers (its system
+ *		page mappings last as long) and the same memory is behind the
+ *		page: forgotten when the batch is submitted and at each box of
+ *		process memory (pinned per box)
+ * @cached:	per side: the engine address of @page
+ * @quiet:	small windows run since the last look for a signal, a
+ *		waiting writer or a task to run
  */
 struct uvm_copy_window {
 	struct uvm_va_block *block[2];
@@ -142,7 +172,16 @@ struct uvm_copy_window {
 	struct uvm_vmm_mapping *vmm[2];
 	struct uvm_va_block *locked[2];
 	unsigned long locked_at;
+	u64 page[2];
+	struct uvm_gpu_address cached[2];
+	u32 quiet;
 };
+
+/*
+ * Windows of at most a page run this many between looks for a signal, a
+ * waiting writer or a task to run (bigger ones look each time).
+ */
+#define UVM_COPY_QUIET_WINDOWS	64
 
 /* How long a job keeps the VA space lock before a waiting writer goes first. */
 #define UVM_COPY_HOLD_MS	100
@@ -170,33 +209,68 @@ static void uvm_copy_job_free(struct uvm_job *j)
 		uvm_copy_side_unpin(&job->boxes[i].dst, true);
 		uvm_copy_side_unpin(&job->boxes[i].src, false);
 	}
-	if (job->boxes != &job->one)
-		kvfree(job->boxes);
+	/* the VA space keeps one array; a second is freed */
+	if (job->array && cmpxchg(&job->va_space->copy_boxes, NULL, job->array))
+		kvfree(job->array);
 	kfree(job);
 }
 
 /**
- * uvm_copy_job_alloc() - a job of @nboxes zeroed boxes
- * @nboxes:	1 .. UVM_COPY_BATCH_MAX
+ * uvm_copy_job_alloc() - a job of one zeroed box
  *
- * Return: the job (@nboxes set), or NULL.
+ * Return: the job (@nboxes 1), or NULL.
  */
-static struct uvm_copy_job *uvm_copy_job_alloc(u32 nboxes)
+static struct uvm_copy_job *uvm_copy_job_alloc(void)
 {
 	struct uvm_copy_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 
 	if (!job)
 		return NULL;
 	job->boxes = &job->one;
-	if (nboxes > 1) {
-		job->boxes = kvcalloc(nboxes, sizeof(*job->boxes), GFP_KERNEL_ACCOUNT);
-		if (!job->boxes) {
+	job->nboxes = 1;
+	return job;
+}
+
+/**
+ * uvm_copy_batch_alloc() - a job with room for @nboxes boxes
+ * @va_space:	the VA space, whose kept array is reused when big enough
+ * @nboxes:	1 .. UVM_COPY_BATCH_MAX
+ *
+ * The boxes are not cleared: the job has none yet (@nboxes 0), each is
+ * filled whole by uvm_copy_box_init() and counted then.
+ *
+ * Return: the job, or NULL.
+ */
+static struct uvm_copy_job *uvm_copy_batch_alloc(struct uvm_va_space *va_space, u32 nboxes)
+{
+	struct uvm_copy_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	struct uvm_copy_boxes *array;
+
+	if (!job)
+		return NULL;
+	array = xchg(&va_space->copy_boxes, NULL);
+	if (!array || array->cap < nboxes) {
+		kvfree(array);
+		array = kvmalloc(struct_size(array, box, nboxes), GFP_KERNEL_ACCOUNT);
+		if (!array) {
 			kfree(job);
 			return NULL;
 		}
+		array->cap = nboxes;
 	}
-	job->nboxes = nboxes;
+	job->array = array;
+	job->va_space = va_space;
+	job->boxes = array->box;
 	return job;
+}
+
+/**
+ * uvm_copy_va_space_destroy() - free the box array a VA space kept
+ * @va_space:	the VA space, its queue drained (no job left to give one back)
+ */
+void uvm_copy_va_space_destroy(struct uvm_va_space *va_space)
+{
+	kvfree(xchg(&va_space->copy_boxes, NULL));
 }
 
 /* Execution */
@@ -279,6 +353,50 @@ static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_box *box
 }
 
 /**
+ * uvm_copy_window_find() - find the allocation of one side of a window
+ * @va_space:	the VA space; its lock held for read
+ * @job:	the job
+ * @box:	the box
+ * @win:	the window: @win->range[@i] as the previous window left it
+ *		(NULL for the first); @win->range[@i] and @win->vmm[@i] set here
+ * @i:		0 for the destination, 1 for the source; not process memory
+ * @off:	offset of the window into the box
+ * @len:	its bytes
+ *
+ * Return: 0, -EFAULT when the allocation is gone, -EPERM when the GPU lost
+ * its right to VMM memory.
+ */
+static inline int uvm_copy_window_find(struct uvm_va_space *va_space,
+				       struct uvm_copy_job *job, struct uvm_copy_box *box,
+				       struct uvm_copy_window *win, int i, u64 off, u64 len)
+{
+	struct uvm_copy_side *side = i ? &box->src : &box->dst;
+	u64 va = uvm_copy_addr(box, side, off);
+	u64 last = uvm_copy_addr(box, side, off + len - 1);
+	struct uvm_va_range *range = win->range[i];
+
+	/* the previous window's allocation, else look it up */
+	if (!range || va < uvm_va_range_start(range) || uvm_va_range_end(range) <= last)
+		range = uvm_va_range_find(va_space, va);
+	win->range[i] = range;
+	win->vmm[i] = NULL;
+	if (!range || range->kind != side->kind || uvm_va_range_end(range) <= last)
+		return -EFAULT;
+	if (side->kind != UVM_RANGE_VMM)
+		return 0;
+	/*
+	 * A window crosses no 2 MiB boundary: one granule of one mapping,
+	 * whose rights may have changed since the job was queued.
+	 */
+	win->vmm[i] = uvm_vmm_mapping_find(range, va);
+	if (!win->vmm[i])
+		return -EFAULT;
+	if (uvm_vmm_check_span(range, va, va + 1, job->gpu, !i))
+		return -EPERM;
+	return 0;
+}
+
+/**
  * uvm_copy_window_lock() - find the allocations and lock the managed blocks
  * @va_space:	the VA space; its lock held for read
  * @job:	the job
@@ -297,39 +415,20 @@ static int uvm_copy_window_lock(struct uvm_va_space *va_space,
 {
 	struct uvm_copy_side *sides[2] = { &box->dst, &box->src };
 	int n = job->is_memset ? 1 : 2;
-	int i;
+	int i, ret;
 
 	memset(win->block, 0, sizeof(win->block));
-	memset(win->vmm, 0, sizeof(win->vmm));
 	memset(win->locked, 0, sizeof(win->locked));
 	for (i = 0; i < n; i++) {
-		u64 va = uvm_copy_addr(box, sides[i], off);
-		u64 last = uvm_copy_addr(box, sides[i], off + len - 1);
-		struct uvm_va_range *range = win->range[i];
-
 		if (!sides[i]->kind)
 			continue;
-		/* the previous window's allocation, else look it up */
-		if (!range || va < uvm_va_range_start(range) || uvm_va_range_end(range) <= last)
-			range = uvm_va_range_find(va_space, va);
-		win->range[i] = range;
-		if (!range || range->kind != sides[i]->kind || uvm_va_range_end(range) <= last)
-			return -EFAULT;
-		if (sides[i]->kind == UVM_RANGE_VMM) {
-			/*
-			 * A window crosses no 2 MiB boundary: one granule of
-			 * one mapping, whose rights may have changed since the
-			 * job was queued.
-			 */
-			win->vmm[i] = uvm_vmm_mapping_find(range, va);
-			if (!win->vmm[i])
-				return -EFAULT;
-			if (uvm_vmm_check_span(range, va, va + 1, job->gpu, !i))
-				return -EPERM;
-		}
+		ret = uvm_copy_window_find(va_space, job, box, win, i, off, len);
+		if (ret)
+			return ret;
 		if (sides[i]->kind != UVM_RANGE_MANAGED)
 			continue;
-		win->block[i] = uvm_va_block_get_or_create(va_space, va);
+		win->block[i] = uvm_va_block_get_or_create(va_space,
+							   uvm_copy_addr(box, sides[i], off));
 		if (IS_ERR(win->block[i])) {
 			win->block[i] = NULL;
 			return -ENOMEM;
@@ -403,21 +502,21 @@ static int uvm_copy_window_serve(struct uvm_copy_job *job, struct uvm_copy_box *
 /*
  * The engine's address of the page of @va on one side: looked up once per
  * page while the batch lasts (its system-page mappings go with it), so that
- * the short rows of a box sharing a page cost one lookup.
+ * the short rows of a box, and the small copies of a batch, sharing a page
+ * cost one lookup.
  */
-static int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_box *box,
-				     struct uvm_copy_window *win, int side,
-				     struct uvm_ce_batch *b, u64 va, u64 *page,
-				     struct uvm_gpu_address *cached,
-				     struct uvm_gpu_address *addr)
+static inline int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm_copy_box *box,
+					    struct uvm_copy_window *win, int side,
+					    struct uvm_ce_batch *b, u64 va,
+					    struct uvm_gpu_address *addr)
 {
 	int ret = 0;
 
-	if ((va & PAGE_MASK) != *page) {
-		ret = uvm_copy_side_addr(job, box, win, side, b, va, cached);
-		*page = ret ? 1 : va & PAGE_MASK;
+	if ((va & PAGE_MASK) != win->page[side]) {
+		ret = uvm_copy_side_addr(job, box, win, side, b, va, &win->cached[side]);
+		win->page[side] = ret ? 1 : va & PAGE_MASK;
 	}
-	*addr = *cached;
+	*addr = win->cached[side];
 	addr->addr += offset_in_page(va);
 	return ret;
 }
@@ -443,8 +542,6 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			       struct uvm_copy_window *win, struct uvm_ce_batch *b,
 			       u64 off, u64 len)
 {
-	struct uvm_gpu_address cached[2] = {};
-	u64 page[2] = { 1, 1 };	/* 1: nothing cached */
 	bool rows = box->height > 1 || box->depth > 1;
 	u64 end = off + len, piece, col, z, rd, rs, d, s;
 	struct uvm_ce_op op;
@@ -473,19 +570,17 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			break;
 		if (!b->nops) {
 			/* a new batch: map again */
-			page[0] = 1;
-			page[1] = 1;
+			win->page[0] = 1;
+			win->page[1] = 1;
 		}
-		ret = uvm_copy_side_addr_cached(job, box, win, 0, b, d, &page[0], &cached[0],
-						&op.dst);
+		ret = uvm_copy_side_addr_cached(job, box, win, 0, b, d, &op.dst);
 		if (job->is_memset) {
 			op.type = UVM_CE_MEMSET;
 			op.value = job->pattern;
 		} else {
 			op.type = UVM_CE_COPY;
 			if (!ret)
-				ret = uvm_copy_side_addr_cached(job, box, win, 1, b, s, &page[1],
-								&cached[1], &op.src);
+				ret = uvm_copy_side_addr_cached(job, box, win, 1, b, s, &op.src);
 		}
 		if (ret)
 			break;
@@ -494,7 +589,7 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			uvm_ce_batch_push_row(b, &op, box->dst.pitch,
 					      job->is_memset ? 0 : box->src.pitch);
 		else
-			uvm_ce_batch_push(b, &op);
+			uvm_ce_batch_push_run(b, &op);
 
 		col += piece;
 		if (col == box->width) {
@@ -524,13 +619,23 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
  */
 static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *box, u64 off)
 {
-	u64 dend = round_down(uvm_copy_addr(box, &box->dst, off), UVM_VA_BLOCK_SIZE) +
-		   UVM_VA_BLOCK_SIZE;
-	u64 send = job->is_memset ? U64_MAX :
-		   round_down(uvm_copy_addr(box, &box->src, off), UVM_VA_BLOCK_SIZE) +
-		   UVM_VA_BLOCK_SIZE;
-	u64 o = off, d, s, row, take;
+	u64 dend, send, o = off, d, s, row, take;
 
+	/* one row: up to the first block boundary of either side */
+	if (box->height == 1 && box->depth == 1) {
+		d = box->dst.addr + off;
+		take = min(box->length - off, round_down(d, UVM_VA_BLOCK_SIZE) +
+					      UVM_VA_BLOCK_SIZE - d);
+		if (job->is_memset)
+			return take;
+		s = box->src.addr + off;
+		return min(take, round_down(s, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE - s);
+	}
+	dend = round_down(uvm_copy_addr(box, &box->dst, off), UVM_VA_BLOCK_SIZE) +
+	       UVM_VA_BLOCK_SIZE;
+	send = job->is_memset ? U64_MAX :
+	       round_down(uvm_copy_addr(box, &box->src, off), UVM_VA_BLOCK_SIZE) +
+	       UVM_VA_BLOCK_SIZE;
 	while (o < box->length) {
 		d = uvm_copy_addr(box, &box->dst, o);
 		s = job->is_memset ? 0 : uvm_copy_addr(box, &box->src, o);
@@ -596,21 +701,42 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 			    struct uvm_copy_box *box, struct uvm_copy_window *win,
 			    struct uvm_va_block_ctx *ctx, struct uvm_ce_batch *b)
 {
+	bool managed = box->dst.kind == UVM_RANGE_MANAGED ||
+		       (!job->is_memset && box->src.kind == UVM_RANGE_MANAGED);
 	u64 off, len;
 	int ret = 0;
 
+	/* process memory: this box's own pinned pages */
+	if (!box->dst.kind)
+		win->page[0] = 1;
+	if (!box->src.kind)
+		win->page[1] = 1;
 	for (off = 0; off < box->length && !ret; off += len) {
+		len = uvm_copy_window_len(job, box, off);
 		/*
 		 * A big copy is thousands of windows: let others run between
-		 * them, and a synchronous caller that is killed stop there.
+		 * them, and a synchronous caller that is killed stop there;
+		 * small ones (the copies of a batch) look every so many.
 		 */
-		cond_resched();
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		ret = uvm_copy_yield_lock(va_space, win, b);
-		if (ret)
-			return ret;
-		len = uvm_copy_window_len(job, box, off);
+		if (len > PAGE_SIZE || ++win->quiet >= UVM_COPY_QUIET_WINDOWS) {
+			win->quiet = 0;
+			cond_resched();
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			ret = uvm_copy_yield_lock(va_space, win, b);
+			if (ret)
+				return ret;
+		}
+		/* no managed memory: no block to lock, serve or evict from */
+		if (!managed) {
+			if (box->dst.kind)
+				ret = uvm_copy_window_find(va_space, job, box, win, 0, off, len);
+			if (!ret && !job->is_memset && box->src.kind)
+				ret = uvm_copy_window_find(va_space, job, box, win, 1, off, len);
+			if (!ret)
+				ret = uvm_copy_window_run(job, box, win, b, off, len);
+			continue;
+		}
 		/* A full GPU: evict with the block locks dropped, then retry. */
 		do {
 			ret = uvm_copy_window_lock(va_space, job, box, win, off, len);
@@ -654,6 +780,8 @@ static int uvm_copy_job_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_COPY);
 	down_read(&va_space->lock);
 	win.locked_at = jiffies;
+	win.page[0] = 1;
+	win.page[1] = 1;
 	for (i = 0; i < job->nboxes && !ret; i++)
 		ret = uvm_copy_box_run(va_space, job, &job->boxes[i], &win, ctx, b);
 	/* the operations still gathered, whose memory the lock keeps */
@@ -860,7 +988,7 @@ int uvm_ioc_copy(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
@@ -903,7 +1031,7 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
@@ -920,7 +1048,8 @@ int uvm_ioc_memset(struct uvm_va_space *va_space, void *data)
  * @height:	rows
  * @depth:	slices
  * @align:	alignment the address and the used pitches need (memset)
- * @side:	out, zeroed by the caller: address, pitches and span
+ * @side:	out: address, pitches (0 where unused) and span; no memory
+ *		classified (kind 0) or pinned yet
  *
  * Return: 0 or -EINVAL.
  */
@@ -930,6 +1059,10 @@ static int uvm_copy_box_check(const struct uvm_box *box, u64 width, u32 height,
 	u64 slice, span;
 
 	side->addr = box->addr;
+	side->pitch = 0;
+	side->slice_pitch = 0;
+	side->kind = 0;
+	side->pages = NULL;
 	if (!IS_ALIGNED(box->addr, align))
 		return -EINVAL;
 	slice = width;
@@ -1040,7 +1173,7 @@ int uvm_ioc_copy_3d(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);
@@ -1049,6 +1182,45 @@ int uvm_ioc_copy_3d(struct uvm_va_space *va_space, void *data)
 		return -EINVAL;
 	}
 	return uvm_copy_submit(va_space, job, args->flags, &args->fence, &failed);
+}
+
+/**
+ * uvm_copy_ops_read() - read copies of UVM_IOC_COPY_BATCH
+ * @ops:	out
+ * @user:	the caller's copies
+ * @n:		how many, at most UVM_COPY_BATCH_CHUNK
+ *
+ * Member by member, which costs what copy_from_user() costs on hardware;
+ * but an emulated CPU (QEMU's TCG, the test bed) runs the "rep movsb" of
+ * copy_from_user() a byte at a time, and the 72 bytes of each copy then
+ * cost more than validating it.
+ *
+ * Return: 0 or -EFAULT.
+ */
+static int uvm_copy_ops_read(struct uvm_copy_op *ops, const struct uvm_copy_op __user *user,
+			     u32 n)
+{
+	u32 i;
+
+	if (!user_access_begin(user, array_size(n, sizeof(*user))))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		unsafe_get_user(ops[i].dst.addr, &user[i].dst.addr, efault);
+		unsafe_get_user(ops[i].dst.pitch, &user[i].dst.pitch, efault);
+		unsafe_get_user(ops[i].dst.slice_pitch, &user[i].dst.slice_pitch, efault);
+		unsafe_get_user(ops[i].src.addr, &user[i].src.addr, efault);
+		unsafe_get_user(ops[i].src.pitch, &user[i].src.pitch, efault);
+		unsafe_get_user(ops[i].src.slice_pitch, &user[i].src.slice_pitch, efault);
+		unsafe_get_user(ops[i].width, &user[i].width, efault);
+		unsafe_get_user(ops[i].height, &user[i].height, efault);
+		unsafe_get_user(ops[i].depth, &user[i].depth, efault);
+		unsafe_get_user(ops[i].reserved, &user[i].reserved, efault);
+	}
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /**
@@ -1078,7 +1250,7 @@ int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
 	/* the copies are read UVM_COPY_BATCH_CHUNK at a time */
 	ops = kmalloc_array(min_t(u32, args->count, UVM_COPY_BATCH_CHUNK), sizeof(*ops),
 			    GFP_KERNEL);
-	job = uvm_copy_job_alloc(args->count);
+	job = uvm_copy_batch_alloc(va_space, args->count);
 	if (!ops || !job) {
 		ret = -ENOMEM;
 		goto out;
@@ -1086,14 +1258,13 @@ int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
 	job->gpu = uvm_gpu_get(args->gpu_index);
 	for (base = 0; base < args->count && !ret; base += n) {
 		n = min_t(u32, args->count - base, UVM_COPY_BATCH_CHUNK);
-		if (copy_from_user(ops, user + base, n * sizeof(*ops))) {
-			ret = -EFAULT;
-			break;
-		}
+		ret = uvm_copy_ops_read(ops, user + base, n);
 		for (i = 0; i < n && !ret; i++) {
 			ret = uvm_copy_box_init(&ops[i], &job->boxes[base + i]);
 			if (ret)
 				args->failed = base + i;
+			else
+				job->nboxes++;
 		}
 	}
 out:
@@ -1135,7 +1306,7 @@ int uvm_ioc_memset_3d(struct uvm_va_space *va_space, void *data)
 	if (!uvm_gpu_get(args->gpu_index))
 		return -ENODEV;
 
-	job = uvm_copy_job_alloc(1);
+	job = uvm_copy_job_alloc();
 	if (!job)
 		return -ENOMEM;
 	job->gpu = uvm_gpu_get(args->gpu_index);

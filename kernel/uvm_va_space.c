@@ -40,6 +40,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "uvm_copy.h"
 #include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_mem.h"
@@ -217,6 +218,7 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 	mutex_unlock(&uvm_va_space_list_lock);
 	uvm_va_space_unpublish(va_space, uvm_gpu_count);
 	uvm_queue_drain(&va_space->queue);
+	uvm_copy_va_space_destroy(va_space);
 
 	/*
 	 * No VMA is left (each held a file reference): what remains is

@@ -23,6 +23,7 @@
 #include "uvm_queue.h"
 
 struct mm_struct;
+struct uvm_copy_boxes;
 struct uvm_va_block;
 struct uvm_test_page_state;
 struct uvm_test_page_state_sizes;
@@ -49,6 +50,8 @@ struct uvm_test_page_state_sizes;
  * @mem_handle_next: next handle id to try; @lock
  * @nr_mem_handles: handles in @mem_handles; @lock
  * @nr_vmm_mappings: VMM mappings in all reservations; @lock
+ * @copy_boxes: the box array of a finished copy batch, kept for the next
+ *		(uvm_copy.c); taken and given back with xchg()/cmpxchg()
  * @counters:	UVM_COUNTER_* values
  * @vidmem:	bytes of each GPU's memory held by the VA space's managed
  *		memory and device memory (atomic: chunks come and go under
@@ -81,6 +84,7 @@ struct uvm_va_space {
 	u32 mem_handle_next;
 	u32 nr_mem_handles;
 	u64 nr_vmm_mappings;
+	struct uvm_copy_boxes *copy_boxes;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	atomic64_t vidmem[UVM_MAX_GPUS];
 	u64 id;

@@ -3416,4 +3416,76 @@ TEST_F(batch_bad, header)
 	free(ops);
 }
 
+#define RUN_COPIES	512
+
+/*
+ * Runs of small copies as the job joins them: copies alternating between
+ * allocations (device, managed and pageable sources into device and
+ * pageable destinations), then a chain of contiguous device copies each
+ * reading what the one before wrote (which must not become one run), then
+ * a bad copy in the middle of the chain: the batch is refused, naming it,
+ * and nothing runs.
+ */
+TEST_F(batch_bad, runs)
+{
+	struct uvm_copy_op *ops = calloc(RUN_COPIES, sizeof(*ops));
+	uint8_t *want = malloc(4 << 20), *back = malloc(4 << 20);
+	uint8_t *dsts[2] = { self->d, self->pg };
+	uint8_t *srcs[3] = { self->m, self->d + (2 << 20), self->pg + (2 << 20) };
+	uint32_t failed = 0, i, k;
+
+	ASSERT_NE(NULL, ops);
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, back);
+	/* the sources' bytes: managed as it is, the others from it */
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, self->d + (2 << 20), self->m + 4096, 2 << 20, 0, 0,
+			      NULL));
+	memcpy(self->pg + (2 << 20), self->snap + 8192, 2 << 20);
+	memset(self->pg, 0, 2 << 20);
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->d, 2 << 20, 0, 1, 0, 0, NULL));
+	memset(want, 0, 4 << 20);	/* [0, 2M): device, [2M, 4M): pageable */
+	for (i = 0; i < RUN_COPIES; i++) {
+		uint64_t off = (uint64_t)i * 64;
+		const uint8_t *sdata[3] = { self->snap + off, self->snap + 4096 + off,
+					    self->snap + 8192 + off };
+
+		k = i % 3;
+		ops[i] = (struct uvm_copy_op){ .dst = { (uintptr_t)dsts[i % 2] + off, 0, 0 },
+					       .src = { (uintptr_t)srcs[k] + off, 0, 0 },
+					       .width = 64, .height = 1, .depth = 1 };
+		memcpy(want + (i % 2) * (2 << 20) + off, sdata[k], 64);
+	}
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 1, 0, NULL, &failed));
+	ASSERT_EQ((uint32_t)RUN_COPIES, failed);
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, back, self->d, 2 << 20, 0, 0, NULL));
+	ASSERT_BYTES(back, want, 2 << 20);
+	ASSERT_BYTES(self->pg, want + (2 << 20), 2 << 20);
+
+	/* a chain: copy i reads slot i, which copy i - 1 wrote */
+	for (i = 0; i < RUN_COPIES; i++)
+		ops[i] = (struct uvm_copy_op){ .dst = { (uintptr_t)self->d + (i + 1) * 64, 0, 0 },
+					       .src = { (uintptr_t)self->d + i * 64, 0, 0 },
+					       .width = 64, .height = 1, .depth = 1 };
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, 0, NULL, &failed));
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, back, self->d, (RUN_COPIES + 1) * 64, 0, 0, NULL));
+	for (i = 1; i <= RUN_COPIES; i++)
+		ASSERT_BYTES(back + i * 64, want, 64);
+
+	/* the same chain with a bad copy in its middle: refused whole */
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->d, 2 << 20, 0x5a, 1, 0, 0, NULL));
+	ops[RUN_COPIES / 2].width = 0;
+	ASSERT_EQ(-EINVAL, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, 0, NULL, &failed));
+	ASSERT_EQ((uint32_t)RUN_COPIES / 2, failed);
+	ops[RUN_COPIES / 2].width = 64;
+	ops[RUN_COPIES / 2].src.addr = (uintptr_t)self->d + (4 << 20) - 32;
+	ASSERT_EQ(-EINVAL, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, 0, NULL, &failed));
+	ASSERT_EQ((uint32_t)RUN_COPIES / 2, failed);
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, back, self->d, 2 << 20, 0, 0, NULL));
+	for (i = 0; i < (2 << 20); i++)
+		ASSERT_EQ(0x5a, back[i]);
+	free(back);
+	free(want);
+	free(ops);
+}
+
 TEST_HARNESS_MAIN

@@ -29,8 +29,9 @@
  * that the ranges really are resident on G where they should be, and that
  * the copies' bytes arrived (read back through a copy to host memory).
  *
- * Usage: uvm-bench-batch [-n ranges] [-s range_kib] [-c copy_bytes] [-r reps] [-g gpu]
- * The allocation (ranges x size) must fit in the GPU's memory.
+ * Usage: uvm-bench-batch [-C] [-n ranges] [-s range_kib] [-c copy_bytes] [-r reps] [-g gpu]
+ * The allocation (ranges x size) must fit in the GPU's memory.  -C times the
+ * null ioctl and the copies only (no prefetch or discard).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -222,7 +223,7 @@ static void row(const char *name, uint64_t total_ns, uint64_t per, uint64_t null
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: uvm-bench-batch [-n ranges] [-s range_kib] [-c copy_bytes] "
+	fprintf(stderr, "usage: uvm-bench-batch [-C] [-n ranges] [-s range_kib] [-c copy_bytes] "
 		"[-r reps] [-g gpu]\n");
 	exit(2);
 }
@@ -390,11 +391,13 @@ int main(int argc, char **argv)
 	struct uvm_ioc_gpu_info info = { 0 };
 	uint64_t null_ns, len, i, t_pf, t_single, t_discard, t_dp, copy_size = 64;
 	unsigned int reps = 5;
+	int copies_only = 0;
 	uint8_t *r;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "n:s:c:r:g:h")) != -1) {
+	while ((opt = getopt(argc, argv, "Cn:s:c:r:g:h")) != -1) {
 		switch (opt) {
+		case 'C': copies_only = 1; break;
 		case 'c': copy_size = strtoull(optarg, NULL, 0); break;
 		case 'n': b.nranges = strtoull(optarg, NULL, 0); break;
 		case 's': b.range_size = strtoull(optarg, NULL, 0) << 10; break;
@@ -450,6 +453,14 @@ int main(int argc, char **argv)
 	       (unsigned long long)(len >> 20), b.gpu, info.name, reps);
 
 	null_ns = time_null_ioctl(b.fd);
+	if (copies_only) {
+		printf("\n%-36s %12s %12s %10s\n", "operation", "total ms", "us/call", "x null");
+		printf("%-36s %12.3f %12.3f %10.3f\n", "null ioctl (GET_VERSION, median)",
+		       null_ns / 1e6, null_ns / 1e3, 1.0);
+		munmap(r, len + UVM_VA_BLOCK_SIZE);
+		free(b.ranges);
+		goto copies;
+	}
 
 	/* Populate once (untimed), then everything below starts resident on the GPU. */
 	ret = batch(&b, UVM_MIGRATE_PREFETCH);
@@ -480,6 +491,7 @@ int main(int argc, char **argv)
 
 	munmap(r, len + UVM_VA_BLOCK_SIZE);
 	free(b.ranges);
+copies:
 	bench_copies(b.fd, b.gpu, b.nranges, copy_size, reps, null_ns);
 	close(b.fd);
 	return 0;

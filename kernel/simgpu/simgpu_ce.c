@@ -149,6 +149,7 @@ static void simgpu_ce_exec_op(const struct uvm_ce_op *op)
 static void simgpu_ce_exec(struct simgpu_ce *ce, const struct uvm_ce_op *ops,
 			   u32 count)
 {
+	u64 copied = 0, set = 0;
 	u32 i;
 
 	for (i = 0; i < count; i++) {
@@ -156,10 +157,15 @@ static void simgpu_ce_exec(struct simgpu_ce *ce, const struct uvm_ce_op *ops,
 
 		simgpu_ce_exec_op(&ops[i]);
 		if (ops[i].type == UVM_CE_COPY)
-			atomic64_add(bytes, &ce->bytes_copied);
+			copied += bytes;
 		else
-			atomic64_add(bytes, &ce->bytes_set);
+			set += bytes;
 	}
+	/* counted once per submission: atomics are dear under emulation */
+	if (copied)
+		atomic64_add(copied, &ce->bytes_copied);
+	if (set)
+		atomic64_add(set, &ce->bytes_set);
 	atomic64_add(count, &ce->ops);
 }
 
