@@ -1007,9 +1007,13 @@ TEST_F(array, nv12_planes)
 	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, r);
 	mk3(64, 32, 2, CU_AD_FORMAT_NV12, 3, CUDA_ARRAY3D_VIDEO_ENCODE_DECODE, &r);
 	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, r);
-	mk3(64, 32, 0, CU_AD_FORMAT_NV12, 3,
-	    CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | CUDA_ARRAY3D_SURFACE_LDST, &r);
+	/* a surface for video only ("arr.planar.nv12.surface", "pl.nv12.surface") */
+	mk3(64, 32, 0, CU_AD_FORMAT_NV12, 3, CUDA_ARRAY3D_SURFACE_LDST, &r);
 	EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, r);
+	a = mk3(64, 32, 0, CU_AD_FORMAT_NV12, 3,
+		CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | CUDA_ARRAY3D_SURFACE_LDST, &r);
+	EXPECT_EQ(CUDA_SUCCESS, r);
+	EXPECT_EQ(CUDA_SUCCESS, cuArrayDestroy(a));
 	{
 		CUDA_ARRAY_DESCRIPTOR d2 = { 128, 64, CU_AD_FORMAT_NV12, 3 };
 		CUarray x = NULL;
@@ -1258,6 +1262,97 @@ TEST_F(array, storage_and_context_reset)
 	ASSERT_EQ(CUDA_SUCCESS, cuCtxSetCurrent(self->l.ctx));
 	EXPECT_EQ(CUDA_ERROR_INVALID_HANDLE, cuArray3DGetDescriptor(&d3, c));
 	EXPECT_EQ(CUDA_ERROR_INVALID_HANDLE, cuArrayDestroy((CUarray)b));
+}
+
+/* The video formats other than NV12 ("pl.*" of probe_planar.txt): planes
+ * of 16-bit values, chroma planes of full height, three full planes, a
+ * packed format copied as it is; layers; the dimensions refused. */
+TEST_F(array, video_formats)
+{
+	static const struct {
+		CUarray_format f;
+		unsigned int ch, nplanes;
+		struct { unsigned int w, h, elem; } pl[3];
+		unsigned int packed_elem;
+	} c[] = {
+		{ CU_AD_FORMAT_P010, 3, 2, { { 128, 64, 2 }, { 64, 32, 4 } }, 0 },
+		{ CU_AD_FORMAT_NV16, 3, 2, { { 128, 64, 1 }, { 64, 64, 2 } }, 0 },
+		{ CU_AD_FORMAT_P216, 3, 2, { { 128, 64, 2 }, { 64, 64, 4 } }, 0 },
+		{ CU_AD_FORMAT_Y444_PLANAR10, 3, 3,
+		  { { 128, 64, 2 }, { 128, 64, 2 }, { 128, 64, 2 } }, 0 },
+		{ CU_AD_FORMAT_YUY2, 4, 0, { { 0 } }, 4 },
+		{ CU_AD_FORMAT_Y416, 4, 0, { { 0 } }, 8 },
+	};
+	static unsigned char img[3][128 * 64 * 8], back[128 * 64 * 8];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		CUarray a, pl;
+		CUresult r;
+		CUDA_ARRAY3D_DESCRIPTOR d;
+
+		TH_LOG("format 0x%x", c[i].f);
+		EXPECT_EQ(NULL, mk3(128, 64, 0, c[i].f, c[i].ch, 0, &r));
+		EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, r);	/* not for video */
+		EXPECT_EQ(NULL, mk3(128, 64, 0, c[i].f, c[i].ch == 3 ? 1 : 3,
+				    CUDA_ARRAY3D_VIDEO_ENCODE_DECODE, &r));
+		EXPECT_EQ(NULL, mk3(127, 64, 0, c[i].f, c[i].ch,
+				    CUDA_ARRAY3D_VIDEO_ENCODE_DECODE, &r));
+		EXPECT_EQ(NULL, mk3(128, 64, 2, c[i].f, c[i].ch,
+				    CUDA_ARRAY3D_VIDEO_ENCODE_DECODE, &r));
+		a = mk3(128, 64, 3, c[i].f, c[i].ch,
+			CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | CUDA_ARRAY3D_LAYERED, &r);
+		ASSERT_EQ(CUDA_SUCCESS, r);
+		EXPECT_EQ(CUDA_SUCCESS, cuArrayDestroy(a));
+		a = mk3(128, 64, 0, c[i].f, c[i].ch, CUDA_ARRAY3D_VIDEO_ENCODE_DECODE, &r);
+		ASSERT_EQ(CUDA_SUCCESS, r);
+		for (unsigned int p = 0; p < c[i].nplanes; p++) {
+			size_t row = (size_t)c[i].pl[p].w * c[i].pl[p].elem;
+
+			ASSERT_EQ(CUDA_SUCCESS, cuArrayGetPlane(&pl, a, p));
+			ASSERT_EQ(CUDA_SUCCESS, cuArray3DGetDescriptor(&d, pl));
+			EXPECT_EQ(c[i].pl[p].w, d.Width);
+			EXPECT_EQ(c[i].pl[p].h, d.Height);
+			for (size_t b = 0; b < sizeof(img[p]); b++)
+				img[p][b] = (unsigned char)(b * 7 + p * 31 + i);
+			ASSERT_EQ(CUDA_SUCCESS, cuMemcpyHtoA(pl, 0, img[p], row));
+			ASSERT_EQ(cudaSuccess, cudaMemcpy2DToArray((cudaArray_t)pl, 0, 0, img[p], row,
+								   row, c[i].pl[p].h,
+								   cudaMemcpyHostToDevice));
+			/* a row too wide */
+			EXPECT_EQ(cudaErrorInvalidValue,
+				  cudaMemcpy2DToArray((cudaArray_t)pl, 0, 0, img[p], row + 1, row + 1,
+						      1, cudaMemcpyHostToDevice));
+			cudaGetLastError();
+		}
+		/* every plane kept its bytes */
+		for (unsigned int p = 0; p < c[i].nplanes; p++) {
+			size_t row = (size_t)c[i].pl[p].w * c[i].pl[p].elem;
+
+			ASSERT_EQ(CUDA_SUCCESS, cuArrayGetPlane(&pl, a, p));
+			memset(back, 0, sizeof(back));
+			ASSERT_EQ(cudaSuccess, cudaMemcpy2DFromArray(back, row, (cudaArray_t)pl, 0, 0,
+								     row, c[i].pl[p].h,
+								     cudaMemcpyDeviceToHost));
+			ASSERT_EQ(0, memcmp(back, img[p], row * c[i].pl[p].h));
+		}
+		EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, cuArrayGetPlane(&pl, a, c[i].nplanes));
+		if (c[i].packed_elem) {
+			size_t row = 128 * (size_t)c[i].packed_elem;
+
+			for (size_t b = 0; b < row * 64; b++)
+				img[0][b] = (unsigned char)(b * 3 + i);
+			ASSERT_EQ(cudaSuccess, cudaMemcpy2DToArray((cudaArray_t)a, 0, 0, img[0], row,
+								   row, 64, cudaMemcpyHostToDevice));
+			ASSERT_EQ(cudaSuccess, cudaMemcpy2DFromArray(back, row, (cudaArray_t)a, 0, 0,
+								     row, 64, cudaMemcpyDeviceToHost));
+			ASSERT_EQ(0, memcmp(back, img[0], row * 64));
+			EXPECT_EQ(cudaErrorInvalidValue,
+				  cudaMemcpy2DToArray((cudaArray_t)a, 0, 0, img[0], row + 1, row + 1,
+						      1, cudaMemcpyHostToDevice));
+			cudaGetLastError();
+		}
+		EXPECT_EQ(CUDA_SUCCESS, cuArrayDestroy(a));
+	}
 }
 
 TEST_HARNESS_MAIN

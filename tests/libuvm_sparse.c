@@ -708,6 +708,27 @@ TEST_F(sparse, map_validation)
 	ASSERT_EQ(CUDA_SUCCESS, box3(a, 0, 0, 0, 512, 128, 1, t, 0));
 	ASSERT_TRUE(bytes_are(t, 0, sizeof(t)));
 
+	/* a region of millions of tiles unmapped at once: what is mapped in
+	 * it goes, nothing else is looked at */
+	{
+		CUarray big = mk3(16384, 16384, 2048, CU_AD_FORMAT_UNSIGNED_INT8, 1,
+				  CUDA_ARRAY3D_SPARSE);
+		unsigned char tile[64 * 32];
+
+		ASSERT_TRUE(big != NULL);
+		ASSERT_EQ(CUDA_SUCCESS, map1(lvl(big, 0, 64, 32, 32, 64, 32, 32, h, 0), self->l.s));
+		memset(tile, 7, sizeof(tile));
+		ASSERT_EQ(CUDA_SUCCESS, box3(big, 64, 32, 40, 64, 32, 1, tile, 1));
+		memset(tile, 0, sizeof(tile));
+		ASSERT_EQ(CUDA_SUCCESS, box3(big, 64, 32, 40, 64, 32, 1, tile, 0));
+		ASSERT_TRUE(bytes_are(tile, 7, sizeof(tile)));
+		ASSERT_EQ(CUDA_SUCCESS, map1(lvl(big, 0, 0, 0, 0, 16384, 16384, 2048, 0, 0),
+					     self->l.s));
+		ASSERT_EQ(CUDA_SUCCESS, box3(big, 64, 32, 40, 64, 32, 1, tile, 0));
+		ASSERT_TRUE(bytes_are(tile, 0, sizeof(tile)));
+		EXPECT_EQ(CUDA_SUCCESS, cuArrayDestroy(big));
+	}
+
 	/* tile pools: not for cuMemMap ("sp.t2.cumemmap_tile_pool"); the
 	 * usage is not reported, other usage bits mean nothing, host memory
 	 * is a tile pool too ("sp.pool.*") */

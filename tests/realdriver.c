@@ -341,5 +341,7 @@ PROBE_TEST(probe_pitch)
 /* CUDA arrays: formats, dimensions, flags, descriptors, planes, mipmaps,
  * every copy with arrays. */
 PROBE_TEST(probe_array)
+/* The video formats: channels, dimensions, planes, data per plane. */
+PROBE_TEST(probe_planar)
 
 TEST_HARNESS_MAIN

@@ -2,7 +2,7 @@
 /*
  * array.cpp - CUDA arrays and mipmapped arrays of the driver and runtime APIs
  * (cuArrayCreate ... cuMipmappedArrayDestroy, cudaMallocArray ...
- * cudaFreeMipmappedArray), multi-planar (NV12) arrays and their planes, and
+ * cudaFreeMipmappedArray), video-format arrays and their planes, and
  * the copies to, from and between arrays: the array sides of cuMemcpy2D/3D
  * and cudaMemcpy3D (pitched.cpp, runtime.cpp use array_side()), the linear
  * forms (cuMemcpyHtoA ..., cudaMemcpyToArray ...) and the runtime's 2D forms
@@ -13,9 +13,12 @@
  * row without padding: the pitch of a row is its width in elements times
  * the element size, a slice (or layer, or cubemap face) is height rows.  A
  * block-compressed format's element is a 4x4 block of texels (8 or 16
- * bytes), so its rows are rows of blocks.  An NV12 array is its two planes
- * one after the other: the luma plane (width x height bytes) and the
- * chroma plane (width/2 x height/2 pairs of bytes).  A mipmapped array is
+ * bytes), so its rows are rows of blocks.  An array of a planar video
+ * format is its planes one after the other (NV12: the luma plane, width x
+ * height bytes, then the chroma plane, width/2 x height/2 pairs of bytes;
+ * P010 the same of 16-bit values; NV16 and P210 a chroma plane of full
+ * height; Y444 three full planes); a packed one (YUY2, AYUV, ...) is an
+ * array of its elements.  A mipmapped array is
  * its levels one after the other, each laid out as an array.  Every copy
  * is then one box of the copy engine (copy.cpp), so the checks, the
  * ordering and the waiting of the other copies apply.
@@ -30,7 +33,7 @@
  * Sparse and deferred-mapping arrays have no allocation: their memory is
  * mapped by cuMemMapArrayAsync (sparse.cpp).  A deferred-mapping array is
  * laid out as any other in the memory mapped; a sparse one's copies are
- * split per tile.  Not supported: the multi-planar formats other than NV12.
+ * split per tile.
  *
  * Locking: the tables of arrays are State::mu's; a destroyed context takes
  * its arrays with it (release_context_arrays()).
@@ -108,6 +111,55 @@ const FixedFormat *fixed_format(CUarray_format f)
 	return nullptr;
 }
 
+/*
+ * The video formats (CUDA_ARRAY3D_VIDEO_ENCODE_DECODE): their channel count
+ * and either the bytes of an element (packed: the array is copied as it
+ * is) or their planes, each a fraction of the array's width and height, of
+ * 1 or 2 channels of 8 or 16 bits ("pl.*" of probe_planar.txt).
+ */
+struct VideoPlane {
+	CUarray_format format;
+	unsigned int channels;
+	unsigned int xdiv, ydiv;
+};
+
+struct VideoFormat {
+	CUarray_format format;
+	unsigned int channels;
+	unsigned int elem;		/* packed formats; 0 for planar ones */
+	unsigned int nplanes;
+	VideoPlane planes[3];
+};
+
+constexpr CUarray_format U8 = CU_AD_FORMAT_UNSIGNED_INT8, U16 = CU_AD_FORMAT_UNSIGNED_INT16;
+
+const VideoFormat kVideo[] = {
+	{ CU_AD_FORMAT_NV12, 3, 0, 2, { { U8, 1, 1, 1 }, { U8, 2, 2, 2 } } },
+	{ CU_AD_FORMAT_P010, 3, 0, 2, { { U16, 1, 1, 1 }, { U16, 2, 2, 2 } } },
+	{ CU_AD_FORMAT_P016, 3, 0, 2, { { U16, 1, 1, 1 }, { U16, 2, 2, 2 } } },
+	{ CU_AD_FORMAT_NV16, 3, 0, 2, { { U8, 1, 1, 1 }, { U8, 2, 2, 1 } } },
+	{ CU_AD_FORMAT_P210, 3, 0, 2, { { U16, 1, 1, 1 }, { U16, 2, 2, 1 } } },
+	{ CU_AD_FORMAT_P216, 3, 0, 2, { { U16, 1, 1, 1 }, { U16, 2, 2, 1 } } },
+	{ CU_AD_FORMAT_Y444_PLANAR8, 3, 0, 3,
+	  { { U8, 1, 1, 1 }, { U8, 1, 1, 1 }, { U8, 1, 1, 1 } } },
+	{ CU_AD_FORMAT_Y444_PLANAR10, 3, 0, 3,
+	  { { U16, 1, 1, 1 }, { U16, 1, 1, 1 }, { U16, 1, 1, 1 } } },
+	{ CU_AD_FORMAT_YUY2, 4, 4, 0, {} },
+	{ CU_AD_FORMAT_Y210, 2, 4, 0, {} },
+	{ CU_AD_FORMAT_Y216, 2, 4, 0, {} },
+	{ CU_AD_FORMAT_AYUV, 4, 4, 0, {} },
+	{ CU_AD_FORMAT_Y410, 1, 4, 0, {} },
+	{ CU_AD_FORMAT_Y416, 4, 8, 0, {} },
+};
+
+const VideoFormat *video_format(CUarray_format f)
+{
+	for (const VideoFormat &v : kVideo)
+		if (v.format == f)
+			return &v;
+	return nullptr;
+}
+
 /* Bytes per channel of the formats of 1, 2 or 4 channels of one type; 0
  * for other formats. */
 unsigned int channel_bytes(CUarray_format f)
@@ -142,6 +194,7 @@ CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
 	const unsigned int f = d.Flags;
 	const bool layered = f & CUDA_ARRAY3D_LAYERED, cube = f & CUDA_ARRAY3D_CUBEMAP;
 	const FixedFormat *fixed = fixed_format(d.Format);
+	const VideoFormat *video = video_format(d.Format);
 	unsigned int block = 1;
 
 	*l = {};
@@ -151,12 +204,16 @@ CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
 	l->height = h;
 	l->depth = z;
 	l->flags = f;
-	if (d.Format == CU_AD_FORMAT_NV12) {
-		/* "arr.planar.nv12.*": 3 channels, 2D, even, for video */
-		if (d.NumChannels != 3 || !(f & CUDA_ARRAY3D_VIDEO_ENCODE_DECODE) || !h || z ||
-		    (f & ~(CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | 0x80000000u)) || (w & 1) || (h & 1))
+	if (video) {
+		/* "pl.*": the format's channels, for video, 2D or layered,
+		 * even dimensions; surfaces are allowed */
+		const unsigned int ok = CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | CUDA_ARRAY3D_LAYERED |
+					CUDA_ARRAY3D_SURFACE_LDST | 0x80000000u;
+
+		if (d.NumChannels != video->channels || !(f & CUDA_ARRAY3D_VIDEO_ENCODE_DECODE) ||
+		    (f & ~ok) || !h || (z && !layered) || (w & 1) || (h & 1))
 			return CUDA_ERROR_INVALID_VALUE;
-		l->elem = 1;
+		l->elem = video->elem ? video->elem : 1;
 	} else if (unsigned int cb = channel_bytes(d.Format)) {
 		if (d.NumChannels != 1 && d.NumChannels != 2 && d.NumChannels != 4)
 			return CUDA_ERROR_INVALID_VALUE;
@@ -202,8 +259,6 @@ CUresult layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d, Layout *l)
 	l->cols = (w + block - 1) / block;
 	l->rows = h ? (h + block - 1) / block : 1;
 	l->slices = z ? z : 1;
-	if (d.Format == CU_AD_FORMAT_NV12)	/* luma rows, then chroma rows */
-		l->rows = h + h / 2;
 	return sparse_check(*l);
 }
 
@@ -229,9 +284,10 @@ Layout level_layout(const Layout &l0, unsigned int n, uint64_t offset)
 
 ArrayTables &array_tables()
 {
-	static ArrayTables t;
+	/* Never destroyed, as State: no tile pool is unmapped at exit. */
+	static ArrayTables *t = new ArrayTables;
 
-	return t;
+	return *t;
 }
 
 Array *find_array(const void *h)
@@ -328,23 +384,38 @@ void forget_array(Array *a)
 	array_tables().all.erase(a);
 }
 
-/* The two planes of an NV12 array. */
+/*
+ * The planes of an array of a planar video format, one after the other in
+ * its storage (each with the array's layers); the bytes of all.
+ */
+uint64_t plane_layouts(const Layout &l, std::vector<Layout> *out)
+{
+	const VideoFormat *v = video_format(l.format);
+	uint64_t offset = l.offset;
+
+	out->clear();
+	for (unsigned int i = 0; v && i < v->nplanes; i++) {
+		const VideoPlane &vp = v->planes[i];
+		Layout p = l;
+
+		p.format = vp.format;
+		p.channels = vp.channels;
+		p.elem = channel_bytes(vp.format) * vp.channels;
+		p.width = p.cols = l.width / vp.xdiv;
+		p.height = p.rows = l.height / vp.ydiv;
+		p.offset = offset;
+		offset += p.bytes();
+		out->push_back(p);
+	}
+	return offset - l.offset;
+}
+
 void make_planes(Array *a)
 {
-	const uint64_t w = a->l.width, h = a->l.height;
-	Layout y = a->l, uv = a->l;
+	std::vector<Layout> planes;
 
-	y.format = uv.format = CU_AD_FORMAT_UNSIGNED_INT8;
-	y.channels = 1;
-	y.elem = 1;
-	y.cols = w;
-	y.rows = h;
-	uv.channels = 2;
-	uv.elem = 2;
-	uv.width = uv.cols = w / 2;
-	uv.height = uv.rows = h / 2;
-	uv.offset = a->l.offset + w * h;
-	for (const Layout &pl : { y, uv }) {
+	plane_layouts(a->l, &planes);
+	for (const Layout &pl : planes) {
 		auto p = std::make_unique<Array>();
 
 		p->l = pl;
@@ -352,6 +423,15 @@ void make_planes(Array *a)
 		p->owner = a;
 		a->planes.push_back(std::move(p));
 	}
+}
+
+/* The bytes of an array's storage: its planes', or its own. */
+uint64_t storage_bytes(const Layout &l)
+{
+	std::vector<Layout> planes;
+	const uint64_t bytes = plane_layouts(l, &planes);
+
+	return planes.empty() ? l.bytes() : bytes;
 }
 
 CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
@@ -369,10 +449,9 @@ CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 	a->l = l;
 	a->ctx = ctx;
 	std::lock_guard<std::mutex> lock(state().mu);
-	if (CUresult r = make_storage(ctx, l, 1, l.bytes(), &a->st))
+	if (CUresult r = make_storage(ctx, l, 1, storage_bytes(l), &a->st))
 		return r;
-	if (l.format == CU_AD_FORMAT_NV12)
-		make_planes(a.get());
+	make_planes(a.get());
 	Array *p = a.get();
 	register_array(p);
 	array_tables().arrays[p] = std::move(a);
@@ -539,7 +618,7 @@ CUresult create_mipmap(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
 		return r;
 	if (!out || !d)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (d->Format == CU_AD_FORMAT_NV12)
+	if (video_format(d->Format))	/* no mipmapped video arrays */
 		return CUDA_ERROR_INVALID_VALUE;
 	if (CUresult r = layout_of(*d, &l0))
 		return r;
@@ -626,7 +705,8 @@ CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, ui
 
 	if (!a)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* The NV12 array itself has no layout to copy ("nv12...whole.write"). */
+	/* A planar array itself has no layout to copy ("nv12...whole.write");
+	 * a packed one has ("pl.yuy2.whole.row512"). */
 	if (!a->planes.empty())
 		return CUDA_ERROR_INVALID_VALUE;
 	const Layout &l = a->l;

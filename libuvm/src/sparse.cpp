@@ -105,9 +105,9 @@ unsigned int first_tail_level(const Layout &l0, unsigned int levels, const TileS
 /* The zero-filled tiles unmapped tiles read as, one per context. */
 std::unordered_map<Context *, uint64_t> &zero_tiles()
 {
-	static std::unordered_map<Context *, uint64_t> z;
+	static auto *z = new std::unordered_map<Context *, uint64_t>;
 
-	return z;
+	return *z;
 }
 
 /* A side moved by (@dx bytes, @dy rows, @dz slices); what must lie in its
@@ -409,18 +409,55 @@ CUresult check_map(const CUarrayMapInfo &e, int device, std::vector<MapChange> *
 	const uint64_t ez = (v.extentDepth + td - 1) / td;
 	const uint64_t x0 = v.offsetX / tw, y0 = v.offsetY / th, z0 = v.offsetZ / td;
 	const unsigned int n = v.level;
+	const uint64_t first = sp.first[n];
+	auto key_of = [&](uint64_t x, uint64_t y, uint64_t z) {
+		return first + ((v.layer * sp.nz[n] + z) * sp.ny[n] + y) * sp.nx[n] + x;
+	};
+
+	if (!map) {
+		/*
+		 * What is mapped in the region, or will be by the entries
+		 * before: bounded by the memory mapped, where the region may
+		 * have millions of tiles.
+		 */
+		auto inside = [&](uint64_t key) {
+			if (key < first)
+				return false;
+			uint64_t i = key - first;
+			const uint64_t x = i % sp.nx[n], y = (i /= sp.nx[n]) % sp.ny[n];
+			const uint64_t z = (i /= sp.ny[n]) % sp.nz[n], layer = i / sp.nz[n];
+
+			return layer == v.layer && x >= x0 && x < x0 + ex && y >= y0 &&
+			       y < y0 + ey && z >= z0 && z < z0 + ez;
+		};
+		std::vector<uint64_t> keys;
+
+		for (const auto &t : sp.tiles)
+			if (inside(t.first))
+				keys.push_back(t.first);
+		for (const MapChange &c : *out)
+			if (c.slots == &sp.tiles && inside(c.key))
+				keys.push_back(c.key);
+		for (uint64_t key : keys) {
+			MapChange c;
+
+			c.slots = &sp.tiles;
+			c.key = key;
+			out->push_back(c);
+		}
+		return CUDA_SUCCESS;
+	}
 	if (ex * ey * ez > room / kTileBytes)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (uint64_t k = 0; k < ez; k++)
 		for (uint64_t j = 0; j < ey; j++)
 			for (uint64_t i = 0; i < ex; i++) {
+				const uint64_t nth = (k * ey + j) * ex + i;
 				MapChange c;
 
 				c.slots = &sp.tiles;
-				c.key = sp.first[n] + ((v.layer * sp.nz[n] + z0 + k) * sp.ny[n] +
-						       y0 + j) * sp.nx[n] + x0 + i;
-				if (map)
-					c.to = { pool, e.offset + ((k * ey + j) * ex + i) * kTileBytes };
+				c.key = key_of(x0 + i, y0 + j, z0 + k);
+				c.to = { pool, e.offset + nth * kTileBytes };
 				out->push_back(c);
 			}
 	return CUDA_SUCCESS;
