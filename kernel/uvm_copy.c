@@ -27,7 +27,9 @@
  * of bytes numbered by their offset in the box; a 1D copy is a box of one
  * row.
  *
- * UVM_IOC_COPY_BATCH is one job of many such boxes, run in order.
+ * UVM_IOC_COPY_BATCH is one job of many such boxes, run in order; copies
+ * of one width at fixed distances from each other become the rows of one
+ * box as they are read (uvm_copy_op_merge()).
  *
  * A side's span (first byte to last byte of the last row) lies wholly in
  * one allocation or wholly outside all of them.  The work proceeds in
@@ -97,6 +99,9 @@ struct uvm_copy_side {
  * @width:	bytes per row
  * @height:	rows per slice
  * @depth:	slices
+ * @index:	a batch's: the index of its (first) copy
+ * @copies:	copies the box does: 1, or one per row (a batch's
+ *		copies that uvm_copy_op_merge() made its rows)
  * @dst:	destination
  * @src:	source (a copy)
  */
@@ -105,6 +110,8 @@ struct uvm_copy_box {
 	u64 width;
 	u32 height;
 	u32 depth;
+	u32 index;
+	u32 copies;
 	struct uvm_copy_side dst;
 	struct uvm_copy_side src;
 };
@@ -228,6 +235,7 @@ static struct uvm_copy_job *uvm_copy_job_alloc(void)
 		return NULL;
 	job->boxes = &job->one;
 	job->nboxes = 1;
+	job->one.copies = 1;
 	return job;
 }
 
@@ -237,7 +245,8 @@ static struct uvm_copy_job *uvm_copy_job_alloc(void)
  * @nboxes:	1 .. UVM_COPY_BATCH_MAX
  *
  * The boxes are not cleared: the job has none yet (@nboxes 0), each is
- * filled whole by uvm_copy_box_init() and counted then.
+ * filled whole by uvm_copy_box_init() and counted then, or made a row of the
+ * last one by uvm_copy_op_merge().
  *
  * Return: the job, or NULL.
  */
@@ -592,15 +601,18 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 			uvm_ce_batch_push_run(b, &op);
 
 		col += piece;
-		if (col == box->width) {
-			col = 0;
-			if (++y == box->height) {
-				y = 0;
-				z++;
-			}
-			rd = box->dst.addr + z * box->dst.slice_pitch + (u64)y * box->dst.pitch;
-			rs = box->src.addr + z * box->src.slice_pitch + (u64)y * box->src.pitch;
+		if (col < box->width)
+			continue;
+		col = 0;
+		if (++y < box->height) {
+			rd += box->dst.pitch;
+			rs += box->src.pitch;
+			continue;
 		}
+		y = 0;
+		z++;
+		rd = box->dst.addr + z * box->dst.slice_pitch;
+		rs = box->src.addr + z * box->src.slice_pitch;
 	}
 	if (ret) {
 		uvm_ce_batch_flush(b);
@@ -619,7 +631,8 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
  */
 static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *box, u64 off)
 {
-	u64 dend, send, o = off, d, s, row, take;
+	u64 dend, send, o = off, col, z, rd, rs, d, s, row, take;
+	u32 y;
 
 	/* one row: up to the first block boundary of either side */
 	if (box->height == 1 && box->depth == 1) {
@@ -631,21 +644,34 @@ static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *bo
 		s = box->src.addr + off;
 		return min(take, round_down(s, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE - s);
 	}
-	dend = round_down(uvm_copy_addr(box, &box->dst, off), UVM_VA_BLOCK_SIZE) +
-	       UVM_VA_BLOCK_SIZE;
+	/* the first row by division, the next ones a pitch on */
+	z = div_u64_rem(div64_u64_rem(off, box->width, &col), box->height, &y);
+	rd = box->dst.addr + z * box->dst.slice_pitch + (u64)y * box->dst.pitch;
+	rs = job->is_memset ? 0 :
+	     box->src.addr + z * box->src.slice_pitch + (u64)y * box->src.pitch;
+	dend = round_down(rd + col, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE;
 	send = job->is_memset ? U64_MAX :
-	       round_down(uvm_copy_addr(box, &box->src, off), UVM_VA_BLOCK_SIZE) +
-	       UVM_VA_BLOCK_SIZE;
+	       round_down(rs + col, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE;
 	while (o < box->length) {
-		d = uvm_copy_addr(box, &box->dst, o);
-		s = job->is_memset ? 0 : uvm_copy_addr(box, &box->src, o);
+		d = rd + col;
+		s = rs + col;
 		if (d >= dend || s >= send)
 			break;
-		row = min(uvm_copy_row_left(box, o), box->length - o);
+		row = box->width - col;
 		take = min3(row, dend - d, send - s);
 		o += take;
 		if (take < row)
 			break;
+		col = 0;
+		if (++y < box->height) {
+			rd += box->dst.pitch;
+			rs += box->src.pitch;
+			continue;
+		}
+		y = 0;
+		z++;
+		rd = box->dst.addr + z * box->dst.slice_pitch;
+		rs = job->is_memset ? 0 : box->src.addr + z * box->src.slice_pitch;
 	}
 	return o - off;
 }
@@ -828,6 +854,7 @@ static int uvm_copy_side_classify(struct uvm_va_space *va_space,
 	    side->addr >= uvm_va_range_end(range))
 		range = uvm_va_range_find(va_space, side->addr);
 	if (!range) {
+		side->kind = 0;
 		if (interval_tree_iter_first(&va_space->ranges, side->addr, end - 1))
 			return -EINVAL;
 		return side->span > UVM_COPY_MAX_BYTES ? -EINVAL : 0;
@@ -873,6 +900,62 @@ static int uvm_copy_side_pin(struct uvm_copy_side *side, bool write)
 }
 
 /**
+ * uvm_copy_boxes_split() - give each copy of a batch its own box again
+ * @job:	a batch whose boxes hold copies as their rows
+ *
+ * From the last box to the first, each row goes back to the place of its
+ * copy: boxes only move up (a box's first copy has at least its index), so
+ * nothing is overwritten before it moved.
+ */
+static void uvm_copy_boxes_split(struct uvm_copy_job *job)
+{
+	struct uvm_copy_box box, *row;
+	u32 i = job->nboxes, r;
+
+	job->nboxes = job->boxes[i - 1].index + job->boxes[i - 1].copies;
+	while (i--) {
+		box = job->boxes[i];
+		for (r = box.copies; r--; ) {
+			row = &job->boxes[box.index + r];
+			*row = box;
+			if (box.copies == 1)
+				continue;
+			row->index = box.index + r;
+			row->copies = 1;
+			row->length = box.width;
+			row->height = 1;
+			row->dst.addr = box.dst.addr + r * box.dst.pitch;
+			row->dst.pitch = 0;
+			row->dst.span = box.width;
+			row->src.addr = box.src.addr + r * box.src.pitch;
+			row->src.pitch = 0;
+			row->src.span = box.width;
+		}
+	}
+}
+
+/*
+ * Boxes whose rows follow each other on both sides (copies one after the
+ * other) become one row: the engine's operations then join them as one run.
+ */
+static void uvm_copy_boxes_join(struct uvm_copy_job *job)
+{
+	struct uvm_copy_box *box;
+	u32 i;
+
+	for (i = 0; i < job->nboxes; i++) {
+		box = &job->boxes[i];
+		if (box->height == 1 || box->depth != 1 ||
+		    box->dst.pitch != box->width || box->src.pitch != box->width)
+			continue;
+		box->width = box->length;
+		box->height = 1;
+		box->dst.pitch = 0;
+		box->src.pitch = 0;
+	}
+}
+
+/**
  * uvm_copy_submit() - validate the memory of a job's boxes and queue it
  * @va_space:	the VA space
  * @job:	the job, its boxes checked; freed on failure
@@ -881,7 +964,10 @@ static int uvm_copy_side_pin(struct uvm_copy_side *side, bool write)
  * @failed:	out, on a refusal of one box: its index
  *
  * Every side is classified under one hold of the VA space lock, then the
- * process memory of every box is pinned.  The process memory of a job's
+ * process memory of every box is pinned.  A box that holds several copies
+ * of a batch must lie in allocations on both sides; when one does not, or
+ * is refused, every copy gets its own box again and all are classified
+ * afresh, so that a refusal names the copy refused.  The process memory of a job's
  * destinations, and that of its sources, each span at most
  * UVM_COPY_MAX_BYTES in all.
  *
@@ -890,17 +976,24 @@ static int uvm_copy_side_pin(struct uvm_copy_side *side, bool write)
 static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *job,
 			   u32 flags, u64 *fence, u32 *failed)
 {
-	struct uvm_va_range *hint[2] = {};
-	u64 pinned[2] = {}, weight = job->nboxes;
+	struct uvm_va_range *hint[2];
+	u64 pinned[2], weight;
 	struct uvm_copy_box *box;
-	int ret = 0;
+	bool merged;
+	int ret;
 	u32 i;
 
 	job->job.ops = &uvm_copy_job_ops;
 	down_read(&va_space->lock);
+again:
+	memset(hint, 0, sizeof(hint));
+	memset(pinned, 0, sizeof(pinned));
+	weight = 0;
+	merged = false;
+	ret = 0;
 	for (i = 0; i < job->nboxes; i++) {
 		box = &job->boxes[i];
-		weight += box->length >> PAGE_SHIFT;
+		weight += box->copies + (box->length >> PAGE_SHIFT);
 		ret = uvm_copy_side_classify(va_space, &box->dst, job->gpu, true, &hint[0]);
 		if (!ret && !box->dst.kind) {
 			pinned[0] += box->dst.span;
@@ -916,12 +1009,21 @@ static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *j
 					ret = -EINVAL;
 			}
 		}
+		if (box->copies > 1) {
+			if (ret || !box->dst.kind || !box->src.kind) {
+				uvm_copy_boxes_split(job);
+				goto again;
+			}
+			merged = true;
+		}
 		if (ret) {
-			*failed = i;
+			*failed = box->index;
 			break;
 		}
 	}
 	up_read(&va_space->lock);
+	if (merged && !ret)
+		uvm_copy_boxes_join(job);
 
 	for (i = 0; !ret && i < job->nboxes; i++) {
 		box = &job->boxes[i];
@@ -930,7 +1032,7 @@ static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *j
 		if (!ret && !job->is_memset && !box->src.kind)
 			ret = uvm_copy_side_pin(&box->src, false);
 		if (ret)
-			*failed = i;
+			*failed = box->index;
 		if (!box->dst.kind || !box->src.kind)
 			cond_resched();
 	}
@@ -1147,6 +1249,70 @@ static int uvm_copy_box_init(const struct uvm_copy_op *op, struct uvm_copy_box *
 }
 
 /**
+ * uvm_copy_op_merge() - make the next copy of a batch a row of the last box
+ * @last:	the last box, whose rows are copies of the batch
+ * @op:		the next copy
+ *
+ * A copy of one row as wide as @last's, at one distance from @last's last
+ * row on the destination and another on the source, is one more row of it:
+ * the small copies of a batch often walk allocations so, and as one box
+ * they cost the job one walk, not one per copy (uvm_copy_boxes_join() makes
+ * rows that follow each other one).  The engine runs the same bytes in the
+ * same order, as no box takes a row whose sides may share a byte with the
+ * others' (a copy reading what an earlier one wrote).  The copy needs no
+ * other check: as wide as a valid row, the box's limits kept.
+ *
+ * Return: true when @op is now a row of @last.
+ */
+static bool uvm_copy_op_merge(struct uvm_copy_box *last, const struct uvm_copy_op *op)
+{
+	u64 w = last->width, dpitch, spitch, dspan, sspan;
+
+	if (op->width != w || op->height != 1 || op->depth != 1 || op->reserved ||
+	    last->depth != 1 || last->copies != last->height || last->height == U32_MAX ||
+	    op->dst.addr <= last->dst.addr || op->src.addr <= last->src.addr ||
+	    last->length + w > UVM_COPY_MAX_BYTES)
+		return false;
+	dspan = op->dst.addr - last->dst.addr;
+	sspan = op->src.addr - last->src.addr;
+	if (dspan > UVM_COPY_MAX_SPAN - w || sspan > UVM_COPY_MAX_SPAN - w ||
+	    op->dst.addr + w < op->dst.addr || op->src.addr + w < op->src.addr)
+		return false;
+	if (last->height > 1) {
+		dpitch = last->dst.pitch;
+		spitch = last->src.pitch;
+		/* span <= UVM_COPY_MAX_SPAN: pitch * height does not wrap */
+		if (dspan != dpitch * last->height || sspan != spitch * last->height)
+			return false;
+	} else {
+		dpitch = dspan;
+		spitch = sspan;
+		if (dpitch < w || spitch < w)
+			return false;
+	}
+	last->height++;
+	last->dst.pitch = dpitch;
+	last->src.pitch = spitch;
+	swap(last->dst.span, dspan);
+	swap(last->src.span, sspan);
+	last->dst.span += w;
+	last->src.span += w;
+	if (uvm_copy_box_overlap(last)) {
+		last->height--;
+		last->dst.span = dspan;
+		last->src.span = sspan;
+		if (last->height == 1) {
+			last->dst.pitch = 0;
+			last->src.pitch = 0;
+		}
+		return false;
+	}
+	last->length += w;
+	last->copies++;
+	return true;
+}
+
+/**
  * uvm_ioc_copy_3d() - UVM_IOC_COPY_3D
  * @va_space:	the VA space
  * @data:	struct uvm_ioc_copy_3d
@@ -1234,6 +1400,7 @@ int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_copy_batch *args = data;
 	struct uvm_copy_op __user *user = u64_to_user_ptr(args->ops);
+	struct uvm_copy_box *box;
 	struct uvm_copy_op *ops;
 	struct uvm_copy_job *job;
 	u32 base, n, i;
@@ -1260,11 +1427,17 @@ int uvm_ioc_copy_batch(struct uvm_va_space *va_space, void *data)
 		n = min_t(u32, args->count - base, UVM_COPY_BATCH_CHUNK);
 		ret = uvm_copy_ops_read(ops, user + base, n);
 		for (i = 0; i < n && !ret; i++) {
-			ret = uvm_copy_box_init(&ops[i], &job->boxes[base + i]);
-			if (ret)
+			box = &job->boxes[job->nboxes];
+			if (job->nboxes && uvm_copy_op_merge(box - 1, &ops[i]))
+				continue;
+			ret = uvm_copy_box_init(&ops[i], box);
+			if (ret) {
 				args->failed = base + i;
-			else
-				job->nboxes++;
+				break;
+			}
+			box->index = base + i;
+			box->copies = 1;
+			job->nboxes++;
 		}
 	}
 out:

@@ -3488,4 +3488,85 @@ TEST_F(batch_bad, runs)
 	free(ops);
 }
 
+/* @n copies of @width bytes: dst + i * dpitch from src + i * spitch */
+static void batch_rows(struct uvm_copy_op *ops, uint32_t n, const uint8_t *dst, uint64_t dpitch,
+		       const uint8_t *src, uint64_t spitch, uint64_t width)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		ops[i] = (struct uvm_copy_op){ .dst = { (uintptr_t)dst + i * dpitch, 0, 0 },
+					       .src = { (uintptr_t)src + i * spitch, 0, 0 },
+					       .width = width, .height = 1, .depth = 1 };
+}
+
+/*
+ * Copies of one width at fixed distances, which the module makes the rows
+ * of one box: the bytes of strided and contiguous runs, a run in pageable
+ * memory; then refusals inside such runs name the copy refused and run
+ * nothing: a run leaving its allocation, one into read-only registered
+ * memory, one into unmapped pageable memory.
+ */
+TEST_F(batch_bad, merged)
+{
+	struct uvm_copy_op *ops = calloc(RUN_COPIES, sizeof(*ops));
+	uint8_t *back = malloc(4 << 20), *pgsnap = malloc(4 << 20);
+	uint32_t failed = 0, i;
+	uint64_t end;
+
+	ASSERT_NE(NULL, ops);
+	ASSERT_NE(NULL, back);
+	ASSERT_NE(NULL, pgsnap);
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->d, 4 << 20, 0, 1, 0, 0, NULL));
+
+	/* strided: 48 of every 100 bytes from 48 of every 80 */
+	batch_rows(ops, RUN_COPIES, self->d + 4096, 100, self->m + 8, 80, 48);
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 1, 0, NULL, &failed));
+	ASSERT_EQ((uint32_t)RUN_COPIES, failed);
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, back, self->d, 4096 + RUN_COPIES * 100, 0, 0, NULL));
+	for (i = 0; i < RUN_COPIES; i++) {
+		ASSERT_BYTES(back + 4096 + i * 100, self->snap + 8 + i * 80, 48);
+		ASSERT_EQ(0, back[4096 + i * 100 + 48]);
+	}
+	/* contiguous, from managed and from pageable memory, asynchronously */
+	batch_rows(ops, RUN_COPIES, self->d + (1 << 20), 64, self->m + 3, 64, 64);
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, UVM_COPY_ASYNC, NULL,
+				    &failed));
+	memcpy(self->pg + 5, self->snap + 77, RUN_COPIES * 64);
+	batch_rows(ops, RUN_COPIES, self->d + (2 << 20), 64, self->pg + 5, 64, 64);
+	ASSERT_EQ(0, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 1, 0, NULL, &failed));
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, back, self->d, 4 << 20, 0, 0, NULL));
+	ASSERT_BYTES(back + (1 << 20), self->snap + 3, RUN_COPIES * 64);
+	ASSERT_BYTES(back + (2 << 20), self->snap + 77, RUN_COPIES * 64);
+	ASSERT_EQ(0, back[(1 << 20) + RUN_COPIES * 64]);
+
+	/* the last copy of a run leaves the device allocation */
+	ASSERT_EQ(0, uvm_memset(self->dev.fd, self->d, 4 << 20, 0x5a, 1, 0, 0, NULL));
+	memcpy(pgsnap, self->pg, 4 << 20);
+	end = (4 << 20) - RUN_COPIES * 64 + 32;
+	batch_rows(ops, RUN_COPIES, self->d + end, 64, self->m, 64, 64);
+	ASSERT_EQ(-EINVAL, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, 0, NULL, &failed));
+	ASSERT_EQ((uint32_t)RUN_COPIES - 1, failed);
+	/* a run into read-only registered memory, after another copy */
+	ASSERT_EQ(0, uvm_host_register(self->dev.fd, self->pg, 1 << 20,
+				       UVM_HOST_REGISTER_READ_ONLY, NULL));
+	batch_rows(ops + 1, RUN_COPIES - 1, self->pg, 128, self->d, 64, 64);
+	batch_rows(ops, 1, self->d + 64, 0, self->m, 0, 64);
+	ASSERT_EQ(-EPERM, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, 0, NULL, &failed));
+	ASSERT_EQ(1U, failed);
+	ASSERT_EQ(0, uvm_host_unregister(self->dev.fd, self->pg));
+	/* a pageable run into the unmapped page after pg */
+	end = (4 << 20) - (RUN_COPIES - 1) * 64;
+	batch_rows(ops, RUN_COPIES, self->pg + end, 64, self->d, 64, 64);
+	ASSERT_EQ(-EFAULT, uvm_copy_batch(self->dev.fd, ops, RUN_COPIES, 0, 0, NULL, &failed));
+	ASSERT_EQ((uint32_t)RUN_COPIES - 1, failed);
+	ASSERT_EQ(0, uvm_copy(self->dev.fd, back, self->d, 4 << 20, 0, 0, NULL));
+	for (i = 0; i < (4 << 20); i++)
+		ASSERT_EQ(0x5a, back[i]);
+	ASSERT_BYTES(self->pg, pgsnap, 4 << 20);
+	free(pgsnap);
+	free(back);
+	free(ops);
+}
+
 TEST_HARNESS_MAIN

@@ -228,6 +228,9 @@ static void usage(void)
 	exit(2);
 }
 
+/* A prime: slot i * SCATTER mod n shuffles n slots unless n is a multiple of it. */
+#define SCATTER	1031
+
 /* The copies of the copy section: n copies of size bytes, slot i to slot i. */
 struct copies {
 	int fd;
@@ -323,7 +326,8 @@ static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsign
 	struct uvm_ioc_host_register reg = { 0 };
 	struct uvm_ioc_copy k = { 0 };
 	struct copies c = { .fd = fd, .gpu = gpu, .n = n, .size = size };
-	uint64_t t_sync, t_call, t_wait, t_single, t_host;
+	uint64_t shuffle = n % SCATTER ? SCATTER : 1;
+	uint64_t t_sync, t_call, t_wait, t_single, t_host, t_scat;
 	int ret;
 
 	c.ops = calloc(n, sizeof(*c.ops));
@@ -356,8 +360,20 @@ static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsign
 	ret = xioctl(fd, UVM_IOC_COPY, &k);
 	if (ret || memcmp(back, host, n * size))
 		die("device copies: the bytes read back differ", ret ? ret : -EIO);
+	/* the slots shuffled: no two copies in a row form a run */
 	for (i = 0; i < n; i++)
+		c.ops[i].dst.addr = (uintptr_t)dst + (i * shuffle % n) * size;
+	t_scat = time_copies(&c, 0, reps);
+	ret = xioctl(fd, UVM_IOC_COPY, &k);
+	for (i = 0; !ret && i < n; i++)
+		if (memcmp(back + (i * shuffle % n) * size, host + i * size, size))
+			ret = -EIO;
+	if (ret)
+		die("scattered copies: the bytes read back differ", ret);
+	for (i = 0; i < n; i++) {
+		c.ops[i].dst.addr = (uintptr_t)dst + i * size;
 		c.ops[i].src.addr = (uintptr_t)host + (n - 1 - i) * size;
+	}
 	t_host = time_copies(&c, 0, reps);
 	ret = xioctl(fd, UVM_IOC_COPY, &k);
 	for (i = 0; !ret && i < n; i++)
@@ -370,6 +386,7 @@ static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsign
 	row("batched COPY dev->dev (1 ioctl)", t_sync, n, null_ns);
 	row("  async: the call", t_call, n, null_ns);
 	row("  async: then its fence", t_wait, n, null_ns);
+	row("  the same slots shuffled", t_scat, n, null_ns);
 	row("single COPY dev->dev ioctls", t_single, n, null_ns);
 	row("batched COPY host->dev (1 ioctl)", t_host, n, null_ns);
 	printf("\nper-copy cost of a batch of %llu copies of %llu bytes = %.2f x a null ioctl "
