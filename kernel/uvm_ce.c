@@ -97,10 +97,10 @@ int uvm_ce_batch_sysmem(struct uvm_ce_batch *b, struct page *page,
 }
 
 /*
- * Does @op continue @last as its next row: same kind, length and memories,
+ * Does @op continue @last as its next rows: same kind, length and memories,
  * at @dst_pitch (and @src_pitch) bytes from @last's last row in the
  * engine's addresses, the box's pitches, which says the memory is laid out
- * there as the box is?
+ * there as the box is?  (@op's own rows, if several, at the same pitches.)
  */
 static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce_op *op,
 			       u64 dst_pitch, u64 src_pitch)
@@ -108,7 +108,10 @@ static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce
 	u64 rows = last->rows ? last->rows : 1;
 	bool copy = op->type == UVM_CE_COPY;
 
-	if (op->type != last->type || op->size != last->size || op->rows > 1 ||
+	if (op->type != last->type || op->size != last->size ||
+	    (op->rows > 1 && (op->dst_pitch != dst_pitch ||
+			      (copy && op->src_pitch != src_pitch))) ||
+	    rows + (op->rows ? op->rows : 1) > U32_MAX ||
 	    dst_pitch < op->size || (copy && src_pitch < op->size) ||
 	    (last->rows > 1 && (last->dst_pitch != dst_pitch ||
 				(copy && last->src_pitch != src_pitch))) ||
@@ -124,7 +127,8 @@ static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce
 /**
  * uvm_ce_batch_push_row() - gather the next row of a strided copy or set
  * @b:		the batch, begun
- * @op:		one row (or part of one) of at most a page
+ * @op:		one row (or part of one) of at most a page, or rows of one
+ *		page on each side at the box's pitches
  * @dst_pitch:	the box's destination pitch
  * @src_pitch:	the box's source pitch (copies)
  *
@@ -132,7 +136,9 @@ static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce
  * after that operation's last row on both sides, in the engine's addresses
  * (contiguous memory: device memory, rows sharing a system page), so that
  * a box of short rows is a few strided operations the engine walks, not one
- * operation per row.  An operation never spans more than its rows at the
+ * operation per row.  The pieces of a long row join as one run where its
+ * memory is contiguous (uvm_ce_batch_push_run()), and such rows again as
+ * rows of one operation.  An operation never spans more than its rows at the
  * box's pitches.
  */
 void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op,
@@ -146,7 +152,12 @@ void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op,
 			last->src_pitch = op->type == UVM_CE_COPY ? src_pitch : 0;
 			last->rows = 1;
 		}
-		last->rows++;
+		last->rows += op->rows > 1 ? op->rows : 1;
+		return;
+	}
+	/* the next piece of a long row, where the memory goes on */
+	if (last && uvm_ce_op_next_bytes(last, op)) {
+		last->size += op->size;
 		return;
 	}
 	uvm_ce_batch_push(b, op);

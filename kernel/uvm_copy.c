@@ -38,9 +38,10 @@
  * locks the block of each managed side (the lower address first when both
  * are managed and distinct, see uvm_lock.h), serves the pages its rows
  * touch, gathers one engine operation per piece that crosses no page or row
- * boundary (1D pieces that go on where the last operation ends join it as
- * one run, uvm_ce_batch_push_run()), and waits for the engine before its
- * blocks are unlocked.  A
+ * boundary, or per run of whole rows sharing their pages on both sides
+ * (pieces that go on where the last operation ends join it as one run,
+ * uvm_ce_batch_push_run(), rows one pitch on as more of its rows), and
+ * waits for the engine before its blocks are unlocked.  A
  * window without managed memory locks nothing and does not wait: the
  * operations of consecutive windows and boxes (the small copies of a batch)
  * go to the engine together, when the batch of operations is full, before
@@ -530,6 +531,30 @@ static inline int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm
 	return ret;
 }
 
+/*
+ * uvm_copy_page_rows() - how many rows from one that starts at @d (@s) and
+ * lies whole in its page on each side lie whole in the same pages: at most
+ * the rest of its slice and of the window's @left bytes.
+ */
+static u32 uvm_copy_page_rows(struct uvm_copy_job *job, struct uvm_copy_box *box,
+			      u64 d, u64 s, u32 y, u64 left)
+{
+	u32 w = box->width, room, k = box->height - y;
+
+	if (k < 2 || left < 2 * (u64)w)
+		return 1;
+	/* rows from the first: 1 + the pitches that fit after it */
+	room = PAGE_SIZE - offset_in_page(d) - w;
+	k = min_t(u64, k, box->dst.pitch > room ? 1 : room / (u32)box->dst.pitch + 1);
+	if (!job->is_memset) {
+		room = PAGE_SIZE - offset_in_page(s) - w;
+		k = min_t(u64, k, box->src.pitch > room ? 1 : room / (u32)box->src.pitch + 1);
+	}
+	if ((u64)k * w > left)
+		k = div64_u64(left, w);
+	return k;
+}
+
 /**
  * uvm_copy_window_run() - copy or fill one window
  * @job:	the job
@@ -555,7 +580,7 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 	u64 end = off + len, piece, col, z, rd, rs, d, s;
 	struct uvm_ce_op op;
 	int ret = 0;
-	u32 y = 0;
+	u32 y = 0, k = 1;
 
 	if (rows) {
 		z = div_u64_rem(div64_u64_rem(off, box->width, &col), box->height, &y);
@@ -574,6 +599,15 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 
 		memset(&op, 0, sizeof(op));
 		op.size = piece;
+		/* whole rows sharing their pages: one operation of @k rows */
+		if (rows && !col && piece == box->width && piece <= PAGE_SIZE / 2)
+			k = uvm_copy_page_rows(job, box, d, s, y, end - off);
+		if (k > 1) {
+			op.rows = k;
+			op.dst_pitch = box->dst.pitch;
+			op.src_pitch = job->is_memset ? 0 : box->src.pitch;
+			piece = (u64)k * box->width;
+		}
 		ret = uvm_ce_batch_begin(b, job->gpu);
 		if (ret)
 			break;
@@ -600,15 +634,21 @@ static int uvm_copy_window_run(struct uvm_copy_job *job, struct uvm_copy_box *bo
 		else
 			uvm_ce_batch_push_run(b, &op);
 
-		col += piece;
-		if (col < box->width)
-			continue;
-		col = 0;
-		if (++y < box->height) {
-			rd += box->dst.pitch;
-			rs += box->src.pitch;
+		/* the next row: @k rows on (they stay in their slice), or this one's end */
+		if (k == 1) {
+			col += piece;
+			if (col < box->width)
+				continue;
+			col = 0;
+		}
+		y += k;
+		if (y < box->height) {
+			rd += k * box->dst.pitch;
+			rs += k * box->src.pitch;
+			k = 1;
 			continue;
 		}
+		k = 1;
 		y = 0;
 		z++;
 		rd = box->dst.addr + z * box->dst.slice_pitch;

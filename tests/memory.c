@@ -2009,6 +2009,24 @@ TEST_F(copy, box_3d)
 	box_check(_metadata, self, variant, d, s, 100, 1, 100, 0);
 }
 
+/*
+ * Rows much shorter than a page, many to a page on each side: the engine
+ * gets them as operations of several rows; slices that end and begin
+ * inside a page, rows of one byte three bytes apart, the pitches different
+ */
+TEST_F(copy, box_short_rows)
+{
+	struct boxdim d = { 5, 64, 64 * 37 + 16 }, s = { 4000, 100, 100 * 40 };
+
+	box_check(_metadata, self, variant, d, s, 48, 37, 5, 0);
+	d = (struct boxdim){ 4090, 3, 0 };
+	s = (struct boxdim){ 1, 2, 0 };
+	box_check(_metadata, self, variant, d, s, 1, 5000, 1, 0);
+	d = (struct boxdim){ 0, 256, 256 * 300 };
+	s = (struct boxdim){ 8, 512, 512 * 300 };
+	box_check(_metadata, self, variant, d, s, 256, 300, 2, UVM_COPY_ASYNC);
+}
+
 /* Asynchronous boxes complete in order */
 TEST_F(copy, box_async)
 {
@@ -2970,6 +2988,23 @@ TEST_F(memset, box)
 		for (y = 0; y < 100; y++)
 			memset_expect(self->want + 8 + z * slice + y * pitch, 7,
 				      ~variant->value >> (32 - 8 * e), e);
+	ASSERT_MBUF(&self->dev, &self->dst, self->want, self->scratch);
+}
+
+/* Rows of a few elements, many to a page, slices ending inside a page */
+TEST_F(memset, box_short_rows)
+{
+	const uint32_t e = variant->esize;
+	const uint64_t off = 4096 - 8 * e, pitch = 8 * e, slice = 8 * e * 45 + 4 * e;
+	struct uvm_box b = { (uintptr_t)self->dst.p + off, pitch, slice };
+	uint64_t y, z;
+
+	ASSERT_EQ(0, uvm_memset_3d(self->dev.fd, b, 3, 45, 7, variant->value, e, variant->ce,
+				   0, NULL));
+	for (z = 0; z < 7; z++)
+		for (y = 0; y < 45; y++)
+			memset_expect(self->want + off + z * slice + y * pitch, 3, variant->value,
+				      e);
 	ASSERT_MBUF(&self->dev, &self->dst, self->want, self->scratch);
 }
 
