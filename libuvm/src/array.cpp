@@ -410,11 +410,9 @@ uint64_t plane_layouts(const Layout &l, std::vector<Layout> *out)
 	return offset - l.offset;
 }
 
-void make_planes(Array *a)
+/* The planes of @a, of the layouts plane_layouts() gave. */
+void make_planes(Array *a, const std::vector<Layout> &planes)
 {
-	std::vector<Layout> planes;
-
-	plane_layouts(a->l, &planes);
 	for (const Layout &pl : planes) {
 		auto p = std::make_unique<Array>();
 
@@ -423,15 +421,6 @@ void make_planes(Array *a)
 		p->owner = a;
 		a->planes.push_back(std::move(p));
 	}
-}
-
-/* The bytes of an array's storage: its planes', or its own. */
-uint64_t storage_bytes(const Layout &l)
-{
-	std::vector<Layout> planes;
-	const uint64_t bytes = plane_layouts(l, &planes);
-
-	return planes.empty() ? l.bytes() : bytes;
 }
 
 CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
@@ -445,13 +434,16 @@ CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (CUresult r = layout_of(*d, &l))
 		return r;
+	/* the storage holds the planes, if any, or the array's own elements */
+	std::vector<Layout> planes;
+	const uint64_t plane_bytes = plane_layouts(l, &planes);
 	auto a = std::make_unique<Array>();
 	a->l = l;
 	a->ctx = ctx;
 	std::lock_guard<std::mutex> lock(state().mu);
-	if (CUresult r = make_storage(ctx, l, 1, storage_bytes(l), &a->st))
+	if (CUresult r = make_storage(ctx, l, 1, planes.empty() ? l.bytes() : plane_bytes, &a->st))
 		return r;
-	make_planes(a.get());
+	make_planes(a.get(), planes);
 	Array *p = a.get();
 	register_array(p);
 	array_tables().arrays[p] = std::move(a);

@@ -593,30 +593,26 @@ CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool pt
 	std::unique_lock<std::mutex> lock(s.mu);
 	if (CUresult r = resolve_stream(h, ptds, &st))
 		return r;
-	for (size_t i = 0; i < copies.size(); i++) {
-		if (!copies[i].box.dst.tiled && !copies[i].box.src.tiled)
-			continue;
-		/* Some copies are of sparse arrays: the batch of the pieces. */
-		std::vector<BatchCopy> all(copies.begin(), copies.begin() + static_cast<long>(i));
-		std::vector<BatchCopy> pieces;
-		for (; i < copies.size(); i++) {
-			const BatchCopy &bc = copies[i];
+	auto tiled = [](const BatchCopy &bc) { return bc.box.dst.tiled || bc.box.src.tiled; };
+	if (std::none_of(copies.begin(), copies.end(), tiled))
+		return run_batch(copies, st, Mode::async, lock);
 
-			if (!bc.box.dst.tiled && !bc.box.src.tiled) {
-				all.push_back(bc);
-				continue;
-			}
-			if (!bc.box.width || !bc.box.height || !bc.box.depth)
-				return CUDA_ERROR_INVALID_VALUE;
-			if (CUresult r = tiled_pieces(bc.box, &pieces))
-				return r;
-			for (BatchCopy &p : pieces)
-				p.read_at_call = bc.read_at_call;
-			all.insert(all.end(), pieces.begin(), pieces.end());
+	/* Some copies are of sparse arrays: the batch of their pieces. */
+	std::vector<BatchCopy> all, pieces;
+	for (const BatchCopy &bc : copies) {
+		if (!tiled(bc)) {
+			all.push_back(bc);
+			continue;
 		}
-		return run_batch(all, st, Mode::async, lock);
+		if (!bc.box.width || !bc.box.height || !bc.box.depth)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (CUresult r = tiled_pieces(bc.box, &pieces))
+			return r;
+		for (BatchCopy &p : pieces)
+			p.read_at_call = bc.read_at_call;
+		all.insert(all.end(), pieces.begin(), pieces.end());
 	}
-	return run_batch(copies, st, Mode::async, lock);
+	return run_batch(all, st, Mode::async, lock);
 }
 
 namespace {

@@ -522,6 +522,21 @@ struct BoxSide {
 	uint64_t x = 0, y = 0, z = 0;
 };
 
+/*
+ * A 3D call's extent of a pointer side: @depth - 1 slice pitches, then the
+ * rows of the last slice in whole pitches from its first byte (none for a
+ * slice of one row).  False when it does not fit in 64 bits.
+ */
+inline bool extent_3d(uint64_t depth, uint64_t slice_pitch, uint64_t height, uint64_t pitch,
+		      uint64_t *extent)
+{
+	uint64_t slices, rows;
+
+	return !__builtin_mul_overflow(depth - 1, slice_pitch, &slices) &&
+	       !__builtin_mul_overflow(height > 1 ? height : 0, pitch, &rows) &&
+	       !__builtin_add_overflow(slices, rows, extent);
+}
+
 struct BoxRequest {
 	bool is_set = false;
 	BoxSide dst, src;

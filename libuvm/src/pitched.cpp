@@ -103,14 +103,9 @@ CUresult layout_check(const Desc &d, size_t width, size_t height, size_t depth, 
 	if (d.x + width > d.pitch && (height > 1 || depth > 1 || d.pitch))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (three_d) {
-		uint64_t slices, rows;
-
 		if (depth > 1 && d.height < height)
 			return CUDA_ERROR_INVALID_VALUE;
-		if (__builtin_mul_overflow(depth - 1, side->slice_pitch, &slices) ||
-		    __builtin_mul_overflow(static_cast<uint64_t>(height > 1 ? height : 0),
-					   static_cast<uint64_t>(d.pitch), &rows) ||
-		    __builtin_add_overflow(slices, rows, &side->extent))
+		if (!extent_3d(depth, side->slice_pitch, height, d.pitch, &side->extent))
 			return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;

@@ -555,13 +555,8 @@ CUresult side_3d(cudaArray_const_t array, const struct cudaPos &pos,
 	side->slice_pitch = ptr.pitch * ptr.ysize;
 	side->addr = reinterpret_cast<uintptr_t>(ptr.ptr) + pos.z * side->slice_pitch +
 		     pos.y * ptr.pitch + pos.x;
-	uint64_t slices, rows;
 	if (e.depth && e.height &&
-	    (__builtin_mul_overflow(static_cast<uint64_t>(e.depth - 1), side->slice_pitch,
-				    &slices) ||
-	     __builtin_mul_overflow(static_cast<uint64_t>(e.height > 1 ? e.height : 0),
-				    static_cast<uint64_t>(ptr.pitch), &rows) ||
-	     __builtin_add_overflow(slices, rows, &side->extent)))
+	    !extent_3d(e.depth, side->slice_pitch, e.height, ptr.pitch, &side->extent))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cuda.h>
 
@@ -136,6 +138,81 @@ static inline int probe_numa_nodes(void)
 	if (n == 2)
 		return b + 1;
 	return n == 1 ? a + 1 : 1;
+}
+
+/*
+ * fk() - a formatted key or value, in one of 32 rotating buffers (enough for
+ * the keys of one observation and its arguments).
+ */
+static inline const char *fk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *fk(const char *fmt, ...)
+{
+	static char buf[32][192];
+	static unsigned int n;
+	char *b = buf[n++ % 32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(buf[0]), fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+/*
+ * probe_case() - run "@argv0 case @arg [@arg2]" (this program) in a process
+ * of its own, closing @close_fd (if >= 0) in this one once forked, and
+ * print "@key = exit N" (or "signal N", "status N", "fork failed"): a case
+ * that may crash the driver or break the context.
+ */
+static inline void probe_case(const char *argv0, const char *key, const char *arg,
+			      const char *arg2, int close_fd)
+{
+	char v[64];
+	pid_t pid;
+	int st = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", argv0, "case", arg, arg2, (char *)NULL);
+		_exit(127);
+	}
+	if (close_fd >= 0)
+		close(close_fd);
+	if (pid < 0) {
+		probe_line(key, "fork failed");
+		return;
+	}
+	waitpid(pid, &st, 0);
+	if (WIFEXITED(st))
+		snprintf(v, sizeof(v), "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(v, sizeof(v), "signal %d", WTERMSIG(st));
+	else
+		snprintf(v, sizeof(v), "status %d", st);
+	probe_line(key, "%s", v);
+}
+
+/* cuArray3DCreate of a descriptor; *@rp (may be NULL) gets its result. */
+static inline CUarray mk3(size_t w, size_t h, size_t d, CUarray_format f, unsigned int ch,
+			  unsigned int flags, CUresult *rp)
+{
+	CUDA_ARRAY3D_DESCRIPTOR ad;
+	CUarray a = NULL;
+	CUresult r;
+
+	memset(&ad, 0, sizeof(ad));
+	ad.Width = w;
+	ad.Height = h;
+	ad.Depth = d;
+	ad.Format = f;
+	ad.NumChannels = ch;
+	ad.Flags = flags;
+	r = cuArray3DCreate(&a, &ad);
+	if (rp)
+		*rp = r;
+	return r == CUDA_SUCCESS ? a : NULL;
 }
 
 #endif /* PROBE_H */

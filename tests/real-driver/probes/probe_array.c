@@ -37,20 +37,6 @@ static const char *argv0;
 static CUcontext ctx;
 static CUstream st;
 
-static const char *fk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *fk(const char *fmt, ...)
-{
-	static char buf[32][192];
-	static unsigned int n;
-	char *b = buf[n++ % 32];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(buf[0]), fmt, ap);
-	va_end(ap);
-	return b;
-}
-
 static void rres(const char *key, cudaError_t e)
 {
 	const char *name = cudaGetErrorName(e);
@@ -71,29 +57,7 @@ static void setup(void)
 
 static void child(const char *name)
 {
-	char v[64];
-	pid_t pid;
-	int s = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		execl("/proc/self/exe", argv0, "case", name, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0) {
-		probe_linef("fork failed", "arr.%s.exit", name);
-		return;
-	}
-	waitpid(pid, &s, 0);
-	if (WIFEXITED(s))
-		snprintf(v, sizeof(v), "exit %d", WEXITSTATUS(s));
-	else if (WIFSIGNALED(s))
-		snprintf(v, sizeof(v), "signal %d", WTERMSIG(s));
-	else
-		snprintf(v, sizeof(v), "status %d", s);
-	probe_linef(v, "arr.%s.exit", name);
+	probe_case(argv0, fk("arr.%s.exit", name), name, NULL, -1);
 }
 
 static void after(const char *key)
@@ -157,26 +121,6 @@ static void info(const char *key, cudaArray_t a)
 	}
 	probe_line(fk("%s.info", key), "%d,%d,%d,%d kind=%d extent=%zu,%zu,%zu flags=0x%x", d.x, d.y,
 		   d.z, d.w, (int)d.f, e.width, e.height, e.depth, f);
-}
-
-static CUarray mk3(size_t w, size_t h, size_t d, CUarray_format f, unsigned int ch,
-		   unsigned int flags, CUresult *rp)
-{
-	CUDA_ARRAY3D_DESCRIPTOR ad;
-	CUarray a = NULL;
-	CUresult r;
-
-	memset(&ad, 0, sizeof(ad));
-	ad.Width = w;
-	ad.Height = h;
-	ad.Depth = d;
-	ad.Format = f;
-	ad.NumChannels = ch;
-	ad.Flags = flags;
-	r = cuArray3DCreate(&a, &ad);
-	if (rp)
-		*rp = r;
-	return r == CUDA_SUCCESS ? a : NULL;
 }
 
 /* ------------------------------------------------------------------ */

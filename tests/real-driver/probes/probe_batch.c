@@ -45,20 +45,6 @@ static CUstream st, stnb;
 static PFN_cuMemcpyBatchAsync_v12080 cu12;
 static PFN_cuMemcpy3DBatchAsync_v12080 cu12_3d;
 
-static const char *fk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *fk(const char *fmt, ...)
-{
-	static char buf[32][192];
-	static unsigned int n;
-	char *b = buf[n++ % 32];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(buf[0]), fmt, ap);
-	va_end(ap);
-	return b;
-}
-
 static void rres(const char *key, cudaError_t e)
 {
 	const char *name = cudaGetErrorName(e);
@@ -206,29 +192,7 @@ static void setup(void)
 
 static void child(const char *name)
 {
-	char v[64];
-	pid_t pid;
-	int s = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		execl("/proc/self/exe", argv0, "case", name, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0) {
-		probe_linef("fork failed", "batch.%s.exit", name);
-		return;
-	}
-	waitpid(pid, &s, 0);
-	if (WIFEXITED(s))
-		snprintf(v, sizeof(v), "exit %d", WEXITSTATUS(s));
-	else if (WIFSIGNALED(s))
-		snprintf(v, sizeof(v), "signal %d", WTERMSIG(s));
-	else
-		snprintf(v, sizeof(v), "status %d", s);
-	probe_linef(v, "batch.%s.exit", name);
+	probe_case(argv0, fk("batch.%s.exit", name), name, NULL, -1);
 }
 
 static void after(const char *key)

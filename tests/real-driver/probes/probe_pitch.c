@@ -44,20 +44,6 @@ static size_t maxpitch;
 /* ------------------------------------------------------------------ */
 /* Keys and results. */
 
-static const char *fk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *fk(const char *fmt, ...)
-{
-	static char buf[32][192];
-	static unsigned int n;
-	char *b = buf[n++ % 32];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(buf[0]), fmt, ap);
-	va_end(ap);
-	return b;
-}
-
 static void rres(const char *key, cudaError_t e)
 {
 	const char *name = cudaGetErrorName(e);
@@ -442,29 +428,7 @@ static void setup(void)
 
 static void child(const char *name)
 {
-	char v[64];
-	pid_t pid;
-	int s = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		execl("/proc/self/exe", argv0, "case", name, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0) {
-		probe_linef("fork failed", "pitch.%s.exit", name);
-		return;
-	}
-	waitpid(pid, &s, 0);
-	if (WIFEXITED(s))
-		snprintf(v, sizeof(v), "exit %d", WEXITSTATUS(s));
-	else if (WIFSIGNALED(s))
-		snprintf(v, sizeof(v), "signal %d", WTERMSIG(s));
-	else
-		snprintf(v, sizeof(v), "status %d", s);
-	probe_linef(v, "pitch.%s.exit", name);
+	probe_case(argv0, fk("pitch.%s.exit", name), name, NULL, -1);
 }
 
 /* After a case that may break the context: does it still work? */

@@ -24,20 +24,6 @@
 static const char *argv0;
 static CUcontext ctx;
 
-static const char *fk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *fk(const char *fmt, ...)
-{
-	static char buf[32][192];
-	static unsigned int n;
-	char *b = buf[n++ % 32];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(buf[0]), fmt, ap);
-	va_end(ap);
-	return b;
-}
-
 static const struct {
 	const char *name;
 	CUarray_format f;
@@ -246,28 +232,7 @@ static void one(size_t i)
 
 static void child(size_t i)
 {
-	char v[64];
-	pid_t pid;
-	int s = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		char idx[16];
-
-		snprintf(idx, sizeof(idx), "%zu", i);
-		execl("/proc/self/exe", argv0, "case", idx, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &s, 0);
-	if (WIFEXITED(s))
-		snprintf(v, sizeof(v), "exit %d", WEXITSTATUS(s));
-	else if (WIFSIGNALED(s))
-		snprintf(v, sizeof(v), "signal %d", WTERMSIG(s));
-	else
-		snprintf(v, sizeof(v), "status %d", s);
-	probe_linef(v, "pl.%s.exit", formats[i].name);
+	probe_case(argv0, fk("pl.%s.exit", formats[i].name), fk("%zu", i), NULL, -1);
 }
 
 int main(int argc, char **argv)

@@ -55,20 +55,6 @@ static char sec[96];		/* key prefix after "vmm." */
 /* Keys. */
 
 /* Rotating buffers for keys built on the fly. */
-static const char *fk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *fk(const char *fmt, ...)
-{
-	static char buf[32][192];
-	static unsigned int n;
-	char *b = buf[n++ % 32];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(buf[0]), fmt, ap);
-	va_end(ap);
-	return b;
-}
-
 /* "sub.suffix", or "suffix" where sub is empty. */
 static const char *sk(const char *sub, const char *suffix)
 {
@@ -440,31 +426,7 @@ static CUresult imp_fd(H *h, int fd)
 
 static void child(const char *name, const char *arg, int close_fd)
 {
-	char v[64];
-	pid_t pid;
-	int st = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		execl("/proc/self/exe", "probe_vmm", "case", name, arg ? arg : "", (char *)NULL);
-		_exit(127);
-	}
-	if (close_fd >= 0)
-		close(close_fd);
-	if (pid < 0) {
-		probe_linef("fork failed", "vmm.%s.exit", name);
-		return;
-	}
-	waitpid(pid, &st, 0);
-	if (WIFEXITED(st))
-		snprintf(v, sizeof(v), "exit %d", WEXITSTATUS(st));
-	else if (WIFSIGNALED(st))
-		snprintf(v, sizeof(v), "signal %d", WTERMSIG(st));
-	else
-		snprintf(v, sizeof(v), "status %d", st);
-	probe_linef(v, "vmm.%s.exit", name);
+	probe_case("probe_vmm", fk("vmm.%s.exit", name), name, arg ? arg : "", close_fd);
 }
 
 static void c_gran_null_prop(const char *arg)
