@@ -327,7 +327,7 @@ static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsign
 	struct uvm_ioc_copy k = { 0 };
 	struct copies c = { .fd = fd, .gpu = gpu, .n = n, .size = size };
 	uint64_t shuffle = n % SCATTER ? SCATTER : 1;
-	uint64_t t_sync, t_call, t_wait, t_single, t_host, t_scat;
+	uint64_t t_sync, t_call, t_wait, t_single, t_host, t_scat, t_scat_call;
 	int ret;
 
 	c.ops = calloc(n, sizeof(*c.ops));
@@ -364,6 +364,7 @@ static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsign
 	for (i = 0; i < n; i++)
 		c.ops[i].dst.addr = (uintptr_t)dst + (i * shuffle % n) * size;
 	t_scat = time_copies(&c, 0, reps);
+	t_scat_call = time_copies(&c, 1, reps);
 	ret = xioctl(fd, UVM_IOC_COPY, &k);
 	for (i = 0; !ret && i < n; i++)
 		if (memcmp(back + (i * shuffle % n) * size, host + i * size, size))
@@ -387,6 +388,7 @@ static void bench_copies(int fd, uint32_t gpu, uint64_t n, uint64_t size, unsign
 	row("  async: the call", t_call, n, null_ns);
 	row("  async: then its fence", t_wait, n, null_ns);
 	row("  the same slots shuffled", t_scat, n, null_ns);
+	row("    async: the call", t_scat_call, n, null_ns);
 	row("single COPY dev->dev ioctls", t_single, n, null_ns);
 	row("batched COPY host->dev (1 ioctl)", t_host, n, null_ns);
 	printf("\nper-copy cost of a batch of %llu copies of %llu bytes = %.2f x a null ioctl "

@@ -1284,11 +1284,23 @@ static int op_ioctl(struct ctx *c)
 		struct uvm_copy_op *ops = (void *)arr;
 		u64 n = chance(&c->r, 95) ? 1 + rnd(&c->r, 64) :
 			(chance(&c->r, 50) ? rnd(&c->r, 3) * UVM_COPY_BATCH_MAX : rnext(&c->r));
+		/* in one batch of four, copies going on from the one before */
+		bool runs = chance(&c->r, 25);
+		u64 dstep = rnd(&c->r, 4), sstep = rnd(&c->r, 4), jitter = rnd(&c->r, 3);
 		struct slot s2;
 		u64 i;
 
 		/* past 64 the array holds what earlier ops left there */
 		for (i = 0; i < n && i < 64; i++) {
+			if (runs && i && chance(&c->r, 90)) {
+				/* rows the module makes one box, or overlaps it must not */
+				ops[i] = ops[i - 1];
+				ops[i].height = 1;
+				ops[i].depth = 1;
+				ops[i].dst.addr += dstep * ops[i].width + jitter;
+				ops[i].src.addr += sstep * ops[i].width;
+				continue;
+			}
 			memset(&ops[i], 0, sizeof(ops[i]));
 			box_fill(c, &ops[i].width, &ops[i].height, &ops[i].depth);
 			box_side(c, &ops[i].dst, addr_pick(&c->r, &s, true), ops[i].width,
