@@ -1007,8 +1007,8 @@ static void uvm_copy_boxes_join(struct uvm_copy_job *job)
  * process memory of every box is pinned.  A box that holds several copies
  * of a batch must lie in allocations on both sides; when one does not, or
  * is refused, every copy gets its own box again and all are classified
- * afresh, so that a refusal names the copy refused.  The process memory of a job's
- * destinations, and that of its sources, each span at most
+ * afresh, so that a refusal names the copy refused.  The process memory of
+ * a job's destinations, and that of its sources, each span at most
  * UVM_COPY_MAX_BYTES in all.
  *
  * Return: 0 or -errno.

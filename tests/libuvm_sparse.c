@@ -19,6 +19,7 @@
 #include "kselftest_harness.h"
 
 #include "libuvm_test.h"
+#include "real-driver/probes/sparse_map.h"
 
 #include <cuda_runtime_api.h>
 #include <driver_functions.h>
@@ -46,57 +47,6 @@ static CUmemGenericAllocationHandle pool(int dev, size_t size, int usage)
 	p.location.id = dev;
 	p.allocFlags.usage = (unsigned short)usage;
 	return cuMemCreate(&h, size, &p, 0) == CUDA_SUCCESS ? h : 0;
-}
-
-/* A sparse level's region (mem 0: unmap). */
-static CUarrayMapInfo lvl(CUarray a, unsigned int layer, unsigned int x, unsigned int y,
-			  unsigned int z, unsigned int w, unsigned int h, unsigned int d,
-			  CUmemGenericAllocationHandle mem, unsigned long long off)
-{
-	CUarrayMapInfo m;
-
-	memset(&m, 0, sizeof(m));
-	m.resourceType = CU_RESOURCE_TYPE_ARRAY;
-	m.resource.array = a;
-	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
-	m.subresource.sparseLevel.layer = layer;
-	m.subresource.sparseLevel.offsetX = x;
-	m.subresource.sparseLevel.offsetY = y;
-	m.subresource.sparseLevel.offsetZ = z;
-	m.subresource.sparseLevel.extentWidth = w;
-	m.subresource.sparseLevel.extentHeight = h;
-	m.subresource.sparseLevel.extentDepth = d;
-	m.memOperationType = mem ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
-	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
-	m.memHandle.memHandle = mem;
-	m.offset = off;
-	m.deviceBitMask = 1;
-	return m;
-}
-
-/* A mip tail (mipmapped array @mm, else array @a). */
-static CUarrayMapInfo tail(CUmipmappedArray mm, CUarray a, unsigned int layer,
-			   unsigned long long off, unsigned long long size,
-			   CUmemGenericAllocationHandle mem, unsigned long long pool_off)
-{
-	CUarrayMapInfo m;
-
-	memset(&m, 0, sizeof(m));
-	m.resourceType = mm ? CU_RESOURCE_TYPE_MIPMAPPED_ARRAY : CU_RESOURCE_TYPE_ARRAY;
-	if (mm)
-		m.resource.mipmap = mm;
-	else
-		m.resource.array = a;
-	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL;
-	m.subresource.miptail.layer = layer;
-	m.subresource.miptail.offset = off;
-	m.subresource.miptail.size = size;
-	m.memOperationType = mem ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
-	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
-	m.memHandle.memHandle = mem;
-	m.offset = pool_off;
-	m.deviceBitMask = 1;
-	return m;
 }
 
 static CUresult map1(CUarrayMapInfo m, CUstream s)

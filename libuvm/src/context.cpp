@@ -54,6 +54,14 @@ static bool known_context(CUcontext h)
 	return h && state().known_contexts.count(from_handle(h));
 }
 
+CUresult live_context(CUcontext h, Context **ctx)
+{
+	if (!known_context(h))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*ctx = from_handle(h);
+	return (*ctx)->alive ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
+
 static CUresult destroy_context(Context *ctx)
 {
 	wait_all();

@@ -405,6 +405,10 @@ State &state();
 CUresult check_init();
 /* check_init() plus a live current context, returned in *ctx. */
 CUresult current_context(Context **ctx);
+/* A context the library made and did not destroy, state().mu held:
+ * CUDA_ERROR_INVALID_CONTEXT for any other handle, NULL included;
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED for one destroyed. */
+CUresult live_context(CUcontext h, Context **ctx);
 bool valid_device(int dev);
 bool valid_numa_node(int node);
 

@@ -92,12 +92,10 @@ CUresult disable(int peer)
 CUresult device_of_context(CUcontext h, int *dev)
 {
 	std::lock_guard<std::mutex> lock(state().mu);
-	Context *c = from_handle(h);
+	Context *c;
 
-	if (!h || !state().known_contexts.count(c))
-		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!c->alive)
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	if (CUresult r = live_context(h, &c))
+		return r;
 	*dev = c->device;
 	return CUDA_SUCCESS;
 }

@@ -209,13 +209,9 @@ CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, bool ptds, Mode mode)
 CUresult peer_context(CUcontext c)
 {
 	std::lock_guard<std::mutex> lock(state().mu);
-	Context *ctx = from_handle(c);
+	Context *ctx;
 
-	if (!c)
-		return CUDA_SUCCESS;
-	if (!state().known_contexts.count(ctx))
-		return CUDA_ERROR_INVALID_CONTEXT;
-	return ctx->alive ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	return c ? live_context(c, &ctx) : CUDA_SUCCESS;
 }
 
 CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, bool ptds, Mode mode)

@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include "probe.h"
+#include "sparse_map.h"
 
 #define VP(p) ((void *)(uintptr_t)(p))
 #define CA(a) ((CUarray)(void *)(a))
@@ -1870,23 +1871,7 @@ static CUmemGenericAllocationHandle tile_pool(size_t *sz, int usage, CUresult *r
 static CUarrayMapInfo mapinfo(CUarray a, unsigned int x, unsigned int y, unsigned int w,
 			      unsigned int h, CUmemGenericAllocationHandle mem, unsigned long long off)
 {
-	CUarrayMapInfo m;
-
-	memset(&m, 0, sizeof(m));
-	m.resourceType = CU_RESOURCE_TYPE_ARRAY;
-	m.resource.array = a;
-	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
-	m.subresource.sparseLevel.offsetX = x;
-	m.subresource.sparseLevel.offsetY = y;
-	m.subresource.sparseLevel.extentWidth = w;
-	m.subresource.sparseLevel.extentHeight = h;
-	m.subresource.sparseLevel.extentDepth = 1;
-	m.memOperationType = mem ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
-	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
-	m.memHandle.memHandle = mem;
-	m.offset = off;
-	m.deviceBitMask = 1;
-	return m;
+	return lvl(a, 0, x, y, 0, w, h, 1, mem, off);
 }
 
 /* Write w x h elements (4 bytes) at (x, y) and read them back. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "sparse_map.h"
 
 static const char *argv0;
 static CUcontext ctx;
@@ -172,32 +173,6 @@ static struct box bx(size_t x, size_t y, size_t z, size_t w, size_t h, size_t d)
 	struct box b = { x, y, z, w, h, d };
 
 	return b;
-}
-
-/* A map (mem != 0) or unmap of a sparse level's region. */
-static CUarrayMapInfo lvl(CUarray a, unsigned int layer, unsigned int x, unsigned int y,
-			  unsigned int z, unsigned int w, unsigned int h, unsigned int d,
-			  CUmemGenericAllocationHandle mem, unsigned long long off)
-{
-	CUarrayMapInfo m;
-
-	memset(&m, 0, sizeof(m));
-	m.resourceType = CU_RESOURCE_TYPE_ARRAY;
-	m.resource.array = a;
-	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
-	m.subresource.sparseLevel.layer = layer;
-	m.subresource.sparseLevel.offsetX = x;
-	m.subresource.sparseLevel.offsetY = y;
-	m.subresource.sparseLevel.offsetZ = z;
-	m.subresource.sparseLevel.extentWidth = w;
-	m.subresource.sparseLevel.extentHeight = h;
-	m.subresource.sparseLevel.extentDepth = d;
-	m.memOperationType = mem ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
-	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
-	m.memHandle.memHandle = mem;
-	m.offset = off;
-	m.deviceBitMask = 1;
-	return m;
 }
 
 static void map1(const char *key, CUarrayMapInfo m)
@@ -474,32 +449,6 @@ static void s_tiles3d(void)
 
 /* ------------------------------------------------------------------ */
 /* Mip tails. */
-
-static CUarrayMapInfo tail(CUmipmappedArray mm, CUarray a, unsigned int layer,
-			   unsigned long long off, unsigned long long size,
-			   CUmemGenericAllocationHandle mem, unsigned long long pool_off)
-{
-	CUarrayMapInfo m;
-
-	memset(&m, 0, sizeof(m));
-	if (mm) {
-		m.resourceType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-		m.resource.mipmap = mm;
-	} else {
-		m.resourceType = CU_RESOURCE_TYPE_ARRAY;
-		m.resource.array = a;
-	}
-	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL;
-	m.subresource.miptail.layer = layer;
-	m.subresource.miptail.offset = off;
-	m.subresource.miptail.size = size;
-	m.memOperationType = mem ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
-	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
-	m.memHandle.memHandle = mem;
-	m.offset = pool_off;
-	m.deviceBitMask = 1;
-	return m;
-}
 
 static void s_miptail(void)
 {
