@@ -19,8 +19,9 @@
  * so they never run concurrently with fault servicing of the same GPU.
  * Both parameters may change at run time.
  *
- * Locking: the work item takes the VA space lock for read and each block's
- * lock, like fault servicing.
+ * Locking: the work item takes the VA space lock for read, never waiting
+ * for it (a notification whose VA space lock is contended is dropped: the
+ * counters notify again), and each block's lock, like fault servicing.
  */
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -104,7 +105,17 @@ static void uvm_access_counters_region(struct uvm_gpu *gpu, struct uvm_va_block_
 
 	if (!va_space)
 		return;
-	down_read(&va_space->lock);
+	/*
+	 * A notification is a hint: when its VA space's lock is taken for
+	 * writing, or a writer waits for it, the GPU's work goes on without
+	 * it (one process must not stall the fault servicing of every other
+	 * on the GPU, which shares this work's queue); the counters notify
+	 * again as the accesses go on.
+	 */
+	if (!down_read_trylock(&va_space->lock)) {
+		uvm_va_space_put(va_space);
+		return;
+	}
 	block = uvm_va_block_lookup(va_space, e->va);
 	if (block) {
 		/* A full GPU: evict with the block lock dropped, then retry. */

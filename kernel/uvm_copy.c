@@ -46,12 +46,15 @@
  * operations of consecutive windows and boxes (the small copies of a batch)
  * go to the engine together, when the batch of operations is full, before
  * a window with managed memory, and at the end of the job.  A side whose
- * allocation went away before the job ran fails the job with -EFAULT.
+ * allocation went away, or was replaced by another at the same addresses,
+ * before the job ran fails the job with -EFAULT: the rights checked at the
+ * ioctl hold for the memory the job writes (uvm_copy_window_find()).
  *
  * Locking: the VA space lock for read during a job, dropped between windows
- * while a writer waits for it, once the job has held it 100 ms (the
- * allocations a job found stay while it is held, so a window reuses the
- * previous window's when its bytes are inside); block locks per window.
+ * while a writer waits for it, once the job has held it 100 ms
+ * (UVM_VA_SPACE_HOLD_MS; the allocations a job found stay while it is
+ * held, so a window reuses the previous window's when its bytes are
+ * inside); block locks per window.
  */
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -79,6 +82,8 @@
  * @slice_pitch: bytes from a slice to the next (slices > 1)
  * @span:	bytes from @addr to the end of the last row
  * @kind:	enum uvm_va_range_kind, or 0 for ordinary process memory
+ * @buffer_id:	an allocation: the buffer id of the one classified, which
+ *		the job must find when it runs (see uvm_copy_window_find())
  * @first:	pinned process memory: address of the first page
  * @npages:	pinned process memory: pages pinned
  * @pages:	pinned process memory: the pages
@@ -89,6 +94,7 @@ struct uvm_copy_side {
 	u64 slice_pitch;
 	u64 span;
 	u32 kind;
+	u64 buffer_id;
 	u64 first;
 	u64 npages;
 	struct page **pages;
@@ -138,6 +144,8 @@ struct uvm_copy_boxes {
  * @gpu:	the GPU whose engine works
  * @is_memset:	a memset: the boxes' @src unused
  * @pattern:	memset: the element replicated to 64 bits
+ * @vmm_seen:	the last buffer id handed out when the job was validated:
+ *		a VMM mapping with a higher one was made afterwards
  * @nboxes:	boxes, run in order (a batch's: those filled so far)
  * @boxes:	@one, or @array's
  * @array:	a batch's boxes, NULL for a single copy or memset
@@ -149,6 +157,7 @@ struct uvm_copy_job {
 	struct uvm_gpu *gpu;
 	bool is_memset;
 	u64 pattern;
+	u64 vmm_seen;
 	u32 nboxes;
 	struct uvm_copy_box *boxes;
 	struct uvm_copy_boxes *array;
@@ -190,9 +199,6 @@ struct uvm_copy_window {
  * waiting writer or a task to run (bigger ones look each time).
  */
 #define UVM_COPY_QUIET_WINDOWS	64
-
-/* How long a job keeps the VA space lock before a waiting writer goes first. */
-#define UVM_COPY_HOLD_MS	100
 
 static inline struct uvm_copy_job *to_uvm_copy_job(struct uvm_job *job)
 {
@@ -373,8 +379,20 @@ static int uvm_copy_side_addr(struct uvm_copy_job *job, struct uvm_copy_box *box
  * @off:	offset of the window into the box
  * @len:	its bytes
  *
- * Return: 0, -EFAULT when the allocation is gone, -EPERM when the GPU lost
- * its right to VMM memory.
+ * The job runs against the very memory it was validated against, or not at
+ * all: between the ioctl and the job the caller may have replaced the
+ * allocation at these addresses (unregistered a writable registration and
+ * registered a read-only mapping of a file there, unmapped a VMM mapping
+ * and mapped another allocation, replaced device memory of one GPU by
+ * another's).  The allocation must be the one classified, by buffer id
+ * (never reused; the pieces of a partly unmapped managed range keep it),
+ * and a VMM mapping one that existed at validation (VMM mappings get their
+ * id under the VA space lock held for write, when they are inserted).
+ * Rights that may change on the same allocation are checked again: the
+ * GPU's VMM access.  A read-only registration never becomes writable.
+ *
+ * Return: 0, -EFAULT when the allocation is gone or was replaced, -EPERM
+ * when the GPU lost its right to VMM memory.
  */
 static inline int uvm_copy_window_find(struct uvm_va_space *va_space,
 				       struct uvm_copy_job *job, struct uvm_copy_box *box,
@@ -390,7 +408,8 @@ static inline int uvm_copy_window_find(struct uvm_va_space *va_space,
 		range = uvm_va_range_find(va_space, va);
 	win->range[i] = range;
 	win->vmm[i] = NULL;
-	if (!range || range->kind != side->kind || uvm_va_range_end(range) <= last)
+	if (!range || range->buffer_id != side->buffer_id ||
+	    uvm_va_range_end(range) <= last)
 		return -EFAULT;
 	if (side->kind != UVM_RANGE_VMM)
 		return 0;
@@ -399,7 +418,7 @@ static inline int uvm_copy_window_find(struct uvm_va_space *va_space,
 	 * whose rights may have changed since the job was queued.
 	 */
 	win->vmm[i] = uvm_vmm_mapping_find(range, va);
-	if (!win->vmm[i])
+	if (!win->vmm[i] || uvm_vmm_mapping_buffer_id(win->vmm[i]) > job->vmm_seen)
 		return -EFAULT;
 	if (uvm_vmm_check_span(range, va, va + 1, job->gpu, !i))
 		return -EPERM;
@@ -723,13 +742,14 @@ static u64 uvm_copy_window_len(struct uvm_copy_job *job, struct uvm_copy_box *bo
  * @b:		the job's batch of operations, submitted first
  *
  * A copy of gigabytes takes minutes on a slow machine; holding the VA space
- * lock all along would keep an unmap or a registration waiting as long.
- * When a writer waits and the job has held the lock UVM_COPY_HOLD_MS, the
- * gathered operations go to the engine (their memory is the lock's to
- * keep) and the lock is dropped and taken again; the next window looks its
- * allocations up afresh and fails the job with -EFAULT when one went away
- * meanwhile, the windows before it copied.  A shorter job is all or
- * nothing against an unmap of its sides.
+ * lock all along would keep an unmap or a registration waiting as long,
+ * and fault servicing behind it.  When a writer waits and the job has held
+ * the lock UVM_VA_SPACE_HOLD_MS, the gathered operations go to the engine
+ * (their memory is the lock's to keep) and the lock is dropped and taken
+ * again; the next window looks its allocations up afresh and fails the job
+ * with -EFAULT when one went away or was replaced meanwhile, the windows
+ * before it copied.  A shorter job is all or nothing against an unmap of
+ * its sides.
  *
  * Return: 0 or the -errno of the engine.
  */
@@ -738,16 +758,12 @@ static int uvm_copy_yield_lock(struct uvm_va_space *va_space, struct uvm_copy_wi
 {
 	int ret;
 
-	if (!rwsem_is_contended(&va_space->lock) ||
-	    time_before(jiffies, win->locked_at + msecs_to_jiffies(UVM_COPY_HOLD_MS)))
+	if (!uvm_va_space_read_contended(va_space, win->locked_at))
 		return 0;
 	ret = uvm_ce_batch_flush(b);
 	if (ret)
 		return ret;
-	up_read(&va_space->lock);
-	cond_resched();
-	down_read(&va_space->lock);
-	win->locked_at = jiffies;
+	uvm_va_space_read_yield(va_space, &win->locked_at);
 	memset(win->range, 0, sizeof(win->range));
 	return 0;
 }
@@ -781,14 +797,16 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 		len = uvm_copy_window_len(job, box, off);
 		/*
 		 * A big copy is thousands of windows: let others run between
-		 * them, and a synchronous caller that is killed stop there;
-		 * small ones (the copies of a batch) look every so many.
+		 * them, and stop there when the caller is killed, the owner
+		 * exits or the file is released; small ones (the copies of a
+		 * batch) look every so many.
 		 */
 		if (len > PAGE_SIZE || ++win->quiet >= UVM_COPY_QUIET_WINDOWS) {
 			win->quiet = 0;
 			cond_resched();
-			if (fatal_signal_pending(current))
-				return -EINTR;
+			ret = uvm_queue_should_stop(&va_space->queue);
+			if (ret)
+				return ret;
 			ret = uvm_copy_yield_lock(va_space, win, b);
 			if (ret)
 				return ret;
@@ -901,6 +919,7 @@ static int uvm_copy_side_classify(struct uvm_va_space *va_space,
 	}
 	*hint = range;
 	side->kind = range->kind;
+	side->buffer_id = range->buffer_id;
 	if (uvm_va_range_end(range) < end)
 		return -EINVAL;
 	if (write && range->kind == UVM_RANGE_HOST && range->host.read_only)
@@ -1025,6 +1044,7 @@ static int uvm_copy_submit(struct uvm_va_space *va_space, struct uvm_copy_job *j
 
 	job->job.ops = &uvm_copy_job_ops;
 	down_read(&va_space->lock);
+	job->vmm_seen = uvm_va_range_last_buffer_id();
 again:
 	memset(hint, 0, sizeof(hint));
 	memset(pinned, 0, sizeof(pinned));

@@ -153,6 +153,8 @@ struct uvm_fault_group {
 	u32 nfatal;
 };
 
+struct uvm_fault_deferred;
+
 /**
  * struct uvm_fault_worker - one CPU's share of servicing a batch
  * @work:	helper work item (worker 0 is the GPU's fault work itself)
@@ -193,8 +195,14 @@ struct uvm_fault_worker {
  * @next_group:	the next group no worker claimed yet
  * @nworkers:	workers with their buffers allocated, at least 1
  * @workers:	worker 0 is the GPU's work item, the others helpers
- * @help_wq:	unbound workqueue running the helpers
+ * @help_wq:	unbound workqueue running the helpers; NULL for a
+ *		deferred servicer (one worker)
  * @batch_start: ktime_get_ns() when the batch being serviced was fetched
+ * @deferred:	NULL for the GPU's own servicing state; else this is the
+ *		state of one GPU VA space's deferred servicer (struct
+ *		uvm_fault_deferred), which waits for locks and counts only
+ *		the fatal faults and its replays (the GPU's servicing counted
+ *		the faults when it fetched them)
  */
 struct uvm_fault_service {
 	struct uvm_gpu *gpu;
@@ -207,6 +215,33 @@ struct uvm_fault_service {
 	struct uvm_fault_worker workers[UVM_FAULT_THREADS_MAX];
 	struct workqueue_struct *help_wq;
 	u64 batch_start;
+	struct uvm_fault_deferred *deferred;
+};
+
+/**
+ * struct uvm_fault_deferred - the faults of one GPU VA space, off the GPU's work
+ * @work:	services @svc's entries (on system_unbound_wq), taking the
+ *		VA space's locks as long as they take, then replays
+ * @svc:	its own servicing state; the GPU's workers append faults to
+ *		its entries
+ * @va_space:	the VA space; @work holds a reference while queued
+ * @lock:	protects @count, @queued, @running and @closed (spinlock,
+ *		leaf; taken by any worker of the GPU)
+ * @count:	faults appended to @svc->entries
+ * @queued:	@work is queued or running
+ * @running:	@work took the faults: later ones are dropped (their
+ *		accesses stay stalled and fault again after its replay)
+ * @closed:	the VA space's file is released: nothing is queued any more
+ */
+struct uvm_fault_deferred {
+	struct work_struct work;
+	struct uvm_fault_service *svc;
+	struct uvm_va_space *va_space;
+	spinlock_t lock; /* see above */
+	u32 count;
+	bool queued;
+	bool running;
+	bool closed;
 };
 
 /**
@@ -355,6 +390,26 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
 	}
 }
 
+static bool uvm_fault_defer(struct uvm_fault_service *svc, struct uvm_va_space *va_space,
+			    const struct uvm_fault_entry *e, u32 n);
+
+/**
+ * uvm_fault_mm_busy() - would pageable faults wait for their process?
+ * @va_space:	the VA space
+ *
+ * Their servicing takes the process's mmap_lock and the VA space lock for
+ * read: busy when either is held for writing or a writer waits.
+ *
+ * Return: true when busy.
+ */
+static bool uvm_fault_mm_busy(struct uvm_va_space *va_space)
+{
+	if (rwsem_is_contended(&va_space->lock) || !mmap_read_trylock(va_space->mm))
+		return true;
+	mmap_read_unlock(va_space->mm);
+	return false;
+}
+
 /**
  * uvm_fault_service_group() - service a group of faults of one VA space
  * @w:		the worker
@@ -363,6 +418,12 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
  * Takes the VA space lock for read around the group's blocks, then serves
  * the group's pageable faults without it.  The fatal faults are counted in
  * the VA space here; its other counters once the whole batch is serviced.
+ *
+ * The GPU's own servicing never waits for one process: when the VA space
+ * lock is held for writing or a writer waits for it (a munmap behind a long
+ * copy), the whole group goes to the VA space's deferred servicer, and so
+ * do its pageable faults when the process's mmap_lock is busy
+ * (uvm_fault_defer()).  The deferred servicer itself waits.
  */
 static void uvm_fault_service_group(struct uvm_fault_worker *w,
 				    struct uvm_fault_group *grp)
@@ -372,7 +433,15 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 	struct uvm_va_space *va_space = grp->va_space;
 	u32 i, next, nfatal = w->nfatal;
 
-	down_read(&va_space->lock);
+	grp->nfatal = 0;
+	if (w->svc->deferred) {
+		down_read(&va_space->lock);
+	} else if (!down_read_trylock(&va_space->lock)) {
+		if (uvm_fault_defer(w->svc, va_space, &e[grp->first], grp->end - grp->first))
+			return;
+		/* no memory to hand them over: wait, as the servicer would */
+		down_read(&va_space->lock);
+	}
 	for (i = grp->first; i < grp->end; i = next) {
 		u64 block = e[i].va >> UVM_VA_BLOCK_SHIFT;
 
@@ -387,7 +456,8 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 		}
 	}
 	up_read(&va_space->lock);
-	if (w->nhmm)
+	if (w->nhmm && (w->svc->deferred || !uvm_fault_mm_busy(va_space) ||
+			!uvm_fault_defer(w->svc, va_space, w->hmm, w->nhmm)))
 		uvm_hmm_service_faults(va_space, gpu, w->hmm, w->nhmm,
 				       w->fatal, &w->nfatal);
 	w->nhmm = 0;
@@ -483,6 +553,11 @@ static void uvm_fault_release_groups(struct uvm_fault_service *svc)
 			end = svc->groups[g].end;
 			fatal += svc->groups[g].nfatal;
 		}
+		if (svc->deferred) {
+			/* counted when the GPU's servicing fetched them */
+			uvm_va_space_put(va_space);
+			continue;
+		}
 		for (raw = 0, i = first; i < end; i++)
 			raw += svc->merged[i];
 		uvm_va_space_count(va_space, UVM_COUNTER_GPU_FAULTS, raw);
@@ -556,6 +631,8 @@ static void uvm_fault_service_batch(struct uvm_gpu *gpu,
 
 	/* Waking a helper costs more than a few faults: not for small batches. */
 	threads = min(threads, max(n / per, 1U));
+	if (svc->deferred)
+		threads = 1;
 	uvm_fault_group_batch(svc, n, threads > 1);
 	nworkers = min(uvm_fault_workers_alloc(svc, threads), svc->ngroups);
 	nworkers = max(nworkers, 1U);
@@ -764,6 +841,30 @@ static void uvm_fault_service_free(struct uvm_fault_service *svc)
 }
 
 /**
+ * uvm_fault_service_alloc() - servicing state with one worker
+ * @gpu:	the GPU it services
+ *
+ * Return: the state or NULL.
+ */
+static struct uvm_fault_service *uvm_fault_service_alloc(struct uvm_gpu *gpu)
+{
+	struct uvm_fault_service *svc = kzalloc(sizeof(*svc), GFP_KERNEL);
+
+	if (!svc)
+		return NULL;
+	svc->gpu = gpu;
+	svc->entries = kvcalloc(fault_batch_size, sizeof(*svc->entries), GFP_KERNEL);
+	svc->merged = kvcalloc(fault_batch_size, sizeof(*svc->merged), GFP_KERNEL);
+	svc->groups = kvcalloc(fault_batch_size, sizeof(*svc->groups), GFP_KERNEL);
+	if (!svc->entries || !svc->merged || !svc->groups ||
+	    !uvm_fault_workers_alloc(svc, 1)) {
+		uvm_fault_service_free(svc);
+		return NULL;
+	}
+	return svc;
+}
+
+/**
  * uvm_fault_gpu_init() - set up fault servicing for a GPU
  * @gpu:	the GPU being registered
  *
@@ -771,18 +872,10 @@ static void uvm_fault_service_free(struct uvm_fault_service *svc)
  */
 int uvm_fault_gpu_init(struct uvm_gpu *gpu)
 {
-	struct uvm_fault_service *svc;
+	struct uvm_fault_service *svc = uvm_fault_service_alloc(gpu);
 
-	svc = kzalloc(sizeof(*svc), GFP_KERNEL);
 	if (!svc)
 		return -ENOMEM;
-	svc->gpu = gpu;
-	svc->entries = kvcalloc(fault_batch_size, sizeof(*svc->entries), GFP_KERNEL);
-	svc->merged = kvcalloc(fault_batch_size, sizeof(*svc->merged), GFP_KERNEL);
-	svc->groups = kvcalloc(fault_batch_size, sizeof(*svc->groups), GFP_KERNEL);
-	if (!svc->entries || !svc->merged || !svc->groups ||
-	    !uvm_fault_workers_alloc(svc, 1))
-		goto err_free_svc;
 
 	/*
 	 * Normal priority on purpose: the warps that raise faults then keep
@@ -805,6 +898,169 @@ err_destroy_wq:
 err_free_svc:
 	uvm_fault_service_free(svc);
 	return -ENOMEM;
+}
+
+/* Deferred servicing: the faults of one GPU VA space off the GPU's work */
+
+/* gvs->deferred after release: nothing is deferred any more. */
+#define UVM_FAULT_DEFERRED_CLOSED	ERR_PTR(-ESHUTDOWN)
+
+/**
+ * uvm_fault_deferred_work() - service the faults handed over, then replay
+ * @work:	uvm_fault_deferred.work
+ *
+ * The faults were appended by any worker of the GPU, from several batches
+ * maybe: sorted and coalesced again first.
+ */
+static void uvm_fault_deferred_work(struct work_struct *work)
+{
+	struct uvm_fault_deferred *d = container_of(work, struct uvm_fault_deferred, work);
+	struct uvm_fault_service *svc = d->svc;
+	struct uvm_gpu *gpu = svc->gpu;
+	struct uvm_va_space *va_space = d->va_space;
+	u32 n;
+
+	spin_lock(&d->lock);
+	d->running = true;
+	n = d->count;
+	spin_unlock(&d->lock);
+
+	svc->batch_start = ktime_get_ns();
+	uvm_fault_service_batch(gpu, svc, uvm_fault_coalesce(svc, n));
+	uvm_fault_cancel_fatal(gpu, svc);
+	/* the stalled accesses of the VA space retry; others' too, harmlessly */
+	gpu->ops->fault_replay(gpu);
+	uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
+
+	spin_lock(&d->lock);
+	d->count = 0;
+	d->running = false;
+	d->queued = false;
+	spin_unlock(&d->lock);
+	/* the file still holds its reference: not the last one */
+	uvm_va_space_put(va_space);
+}
+
+/**
+ * uvm_fault_deferred_get() - the deferred servicer of a GPU VA space
+ * @gpu:	the GPU
+ * @gvs:	the GPU VA space
+ *
+ * Allocated on first use; several workers of the GPU may race, one wins.
+ *
+ * Return: the servicer, NULL without memory, or UVM_FAULT_DEFERRED_CLOSED
+ * once the VA space's file is released.
+ */
+static struct uvm_fault_deferred *uvm_fault_deferred_get(struct uvm_gpu *gpu,
+							 struct uvm_gpu_va_space *gvs)
+{
+	struct uvm_fault_deferred *d = READ_ONCE(gvs->deferred), *old;
+
+	if (d)
+		return d;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return NULL;
+	d->svc = uvm_fault_service_alloc(gpu);
+	if (!d->svc) {
+		kfree(d);
+		return NULL;
+	}
+	d->svc->deferred = d;
+	d->va_space = gvs->va_space;
+	spin_lock_init(&d->lock);
+	INIT_WORK(&d->work, uvm_fault_deferred_work);
+	old = cmpxchg(&gvs->deferred, NULL, d);
+	if (!old)
+		return d;
+	uvm_fault_service_free(d->svc);
+	kfree(d);
+	return old;
+}
+
+/**
+ * uvm_fault_defer() - hand faults of a VA space to its deferred servicer
+ * @svc:	the GPU's servicing state
+ * @va_space:	the VA space; the caller holds a reference
+ * @e:		the faults
+ * @n:		how many
+ *
+ * While the servicer has not started, faults are appended (up to a batch);
+ * once it took them, or when the VA space is being released, they are
+ * dropped: their accesses stay stalled and fault again after the next
+ * replay.
+ *
+ * Return: true when the faults were handed over or dropped; false when no
+ * servicer could be allocated (the caller services them itself).
+ */
+static bool uvm_fault_defer(struct uvm_fault_service *svc, struct uvm_va_space *va_space,
+			    const struct uvm_fault_entry *e, u32 n)
+{
+	struct uvm_fault_deferred *d;
+
+	d = uvm_fault_deferred_get(svc->gpu, uvm_va_space_gpu_va_space(va_space, svc->gpu));
+	if (!d)
+		return false;
+	uvm_gpu_count_event(svc->gpu, UVM_GPU_FAULT_GROUPS_DEFERRED, 1);
+	if (IS_ERR(d))
+		return true;
+	spin_lock(&d->lock);
+	if (!d->closed && !d->running) {
+		n = min(n, fault_batch_size - d->count);
+		memcpy(&d->svc->entries[d->count], e, n * sizeof(*e));
+		d->count += n;
+		if (!d->queued) {
+			d->queued = true;
+			kref_get(&va_space->kref);
+			queue_work(system_unbound_wq, &d->work);
+		}
+	}
+	spin_unlock(&d->lock);
+	return true;
+}
+
+/**
+ * uvm_fault_va_space_release() - stop deferring faults of a released VA space
+ * @va_space:	the VA space, unpublished (no new fault finds it)
+ *
+ * Fault servicing that found it before may still try to defer: it finds
+ * the servicer closed.  Waits for a deferred servicer at work.
+ *
+ * Context: release, process context.
+ */
+void uvm_fault_va_space_release(struct uvm_va_space *va_space)
+{
+	struct uvm_fault_deferred *d;
+	u32 i;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		d = cmpxchg(&va_space->gpu_va_spaces[i].deferred, NULL,
+			    UVM_FAULT_DEFERRED_CLOSED);
+		if (!d)
+			continue;
+		spin_lock(&d->lock);
+		d->closed = true;
+		spin_unlock(&d->lock);
+		flush_work(&d->work);
+	}
+}
+
+/**
+ * uvm_fault_va_space_free() - free the deferred servicers of a VA space
+ * @va_space:	the VA space, its last reference gone (no work holds one)
+ */
+void uvm_fault_va_space_free(struct uvm_va_space *va_space)
+{
+	struct uvm_fault_deferred *d;
+	u32 i;
+
+	for (i = 0; i < uvm_gpu_count; i++) {
+		d = va_space->gpu_va_spaces[i].deferred;
+		if (IS_ERR_OR_NULL(d))
+			continue;
+		uvm_fault_service_free(d->svc);
+		kfree(d);
+	}
 }
 
 /**

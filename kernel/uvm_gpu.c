@@ -264,6 +264,7 @@ UVM_GPU_COUNTER_ATTR(maps_64k, UVM_GPU_MAPS_64K);
 UVM_GPU_COUNTER_ATTR(pte_splits, UVM_GPU_SPLITS);
 UVM_GPU_COUNTER_ATTR(fault_batches_parallel, UVM_GPU_FAULT_BATCHES_PARALLEL);
 UVM_GPU_COUNTER_ATTR(fault_groups_helped, UVM_GPU_FAULT_GROUPS_HELPED);
+UVM_GPU_COUNTER_ATTR(fault_groups_deferred, UVM_GPU_FAULT_GROUPS_DEFERRED);
 
 static struct attribute *uvm_gpu_attrs[] = {
 	&dev_attr_index.attr,
@@ -294,6 +295,7 @@ static struct attribute *uvm_gpu_attrs[] = {
 	&uvm_gpu_attr_pte_splits.attr.attr,
 	&uvm_gpu_attr_fault_batches_parallel.attr.attr,
 	&uvm_gpu_attr_fault_groups_helped.attr.attr,
+	&uvm_gpu_attr_fault_groups_deferred.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uvm_gpu);

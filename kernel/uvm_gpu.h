@@ -6,6 +6,7 @@
 #define _UVM_GPU_H_
 
 #include <linux/atomic.h>
+#include <linux/nospec.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -40,6 +41,7 @@ enum uvm_gpu_counter {
 	UVM_GPU_SPLITS,		/* big PTEs split into smaller ones */
 	UVM_GPU_FAULT_BATCHES_PARALLEL,	/* batches spread over several workers */
 	UVM_GPU_FAULT_GROUPS_HELPED,	/* fault groups serviced by helpers */
+	UVM_GPU_FAULT_GROUPS_DEFERRED,	/* handed to their VA space's own work */
 	UVM_GPU_COUNTER_COUNT,
 };
 
@@ -83,9 +85,12 @@ struct uvm_gpu {
 extern struct uvm_gpu *uvm_gpus[UVM_MAX_GPUS];
 extern u32 uvm_gpu_count;
 
+/* The GPU of a user-supplied index, or NULL; no speculation past the bound. */
 static inline struct uvm_gpu *uvm_gpu_get(u32 index)
 {
-	return index < uvm_gpu_count ? uvm_gpus[index] : NULL;
+	if (index >= uvm_gpu_count)
+		return NULL;
+	return uvm_gpus[array_index_nospec(index, uvm_gpu_count)];
 }
 
 static inline u32 uvm_gpu_processor(const struct uvm_gpu *gpu)

@@ -8,7 +8,8 @@
  * (the built-in simulated GPU in simgpu/, a real GPU later) provides:
  *
  *  - GPU VA spaces: one GPU page-table root per (VA space, GPU), named by a
- *    small integer "instance" that the GPU writes into every fault entry;
+ *    32-bit "instance" that the GPU writes into every fault entry (a real
+ *    GPU's instance block address maps to it);
  *  - page-table updates (map, unmap) and TLB invalidation, with PTEs of the
  *    sizes the GPU advertises in &uvm_gpu_props.page_sizes (see "Page
  *    sizes" below).  After
@@ -57,15 +58,20 @@
 
 struct page;
 struct uvm_gpu;
+struct uvm_fault_deferred;
 struct uvm_va_space;
 
 /**
  * struct uvm_gpu_va_space - a VA space as one GPU sees it
  * @gpu:	the GPU
  * @va_space:	the VA space (core object, opaque to backends)
- * @instance:	small integer naming this GPU VA space in fault entries,
- *		assigned by the core before vaspace_create(), unique per GPU
+ * @instance:	the number naming this GPU VA space in fault entries,
+ *		1..U32_MAX, assigned by the core before vaspace_create(),
+ *		unique per GPU
  * @hw:		backend private: the page-table root
+ * @deferred:	core private: the faults fault servicing handed to this
+ *		GPU VA space's own work item (uvm_fault.c), allocated on first
+ *		use
  *
  * Owned by the core; backends read @gpu, @instance and own @hw.
  */
@@ -74,6 +80,7 @@ struct uvm_gpu_va_space {
 	struct uvm_va_space *va_space;
 	u32 instance;
 	void *hw;
+	struct uvm_fault_deferred *deferred;
 };
 
 /* Where a GPU physical address points. */
@@ -198,6 +205,9 @@ struct uvm_ce_op {
  * @fault_replay: let every stalled access retry its translation.
  * @fault_cancel: end, with a fatal error, the accesses of @instance stalled
  *	on the page of @va whose access type is at least @access.
+ *	@fault_replay and @fault_cancel may run concurrently with each other
+ *	and with @fault_fetch: the GPU's fault servicing and the deferred
+ *	servicers of VA spaces (uvm_fault.c) call them.
  * @ce_submit: queue @count operations on the copy engine; on success set
  *	*@seqno to the sequence number that completes with the last of them.
  *	Process context, no spinlock held: may sleep briefly (waiting for the

@@ -380,6 +380,7 @@ int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
 		if (!ret && op != UVM_MIGRATE_DISCARD)
 			ret = uvm_hmm_prefetch_region(ctx, region, &mask, loc);
 		cond_resched();
+		ret = ret ?: uvm_queue_should_stop(&va_space->queue);
 	}
 	mmput(va_space->mm);
 	kvfree(ctx);
@@ -435,6 +436,7 @@ int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
 		ret = uvm_hmm_map_pages(ctx, region, NULL, &mask, NULL, NULL,
 					uvm_hmm_devmem_owner(), false, &failed);
 		cond_resched();
+		ret = ret ?: uvm_queue_should_stop(&va_space->queue);
 	}
 	mmput(va_space->mm);
 	kvfree(ctx);

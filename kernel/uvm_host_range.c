@@ -22,14 +22,19 @@
  * releases the DMA mappings and unpins.  A page shared with another
  * registration is mapped again on that one's next GPU access.
  *
+ * The pins count against the caller's RLIMIT_MEMLOCK (mm->pinned_vm, as
+ * RDMA memory registrations do; CAP_IPC_LOCK is exempt): a registration
+ * beyond it is -ENOMEM, and unregistering gives the pages back.
+ *
  * If the process unmaps registered memory without unregistering, the pages
  * stay pinned (GPUs keep seeing the old pages) until unregistered, until a
  * mapping of /dev/uvm lands on the addresses, or until release.
  *
  * Locking: registration pins before taking the VA space lock (pinning
  * takes mmap_lock, which is above it); the tree changes under the lock held
- * for write.  A GPU's DMA array is written by that GPU's fault servicing
- * only, under the lock held for read.
+ * for write.  A GPU's DMA array and its entries are written by that GPU's
+ * fault servicing only, under the lock held for read, by cmpxchg(): with
+ * fault_service_threads above 1 two workers may map the same range.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -82,6 +87,7 @@ void uvm_host_range_free(struct uvm_va_space *va_space,
 		kvfree(host->dma[i]);
 	}
 	uvm_unpin_user_pages(host->pages, host->npages);
+	uvm_pin_uncharge(va_space->mm, host->npages);
 	kvfree(host->pages);
 }
 
@@ -101,24 +107,38 @@ int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range
 	struct uvm_va_range_host *host = &range->host;
 	u64 p = ((va & PAGE_MASK) - host->first) >> PAGE_SHIFT;
 	struct uvm_gpu_address pte = { .aperture = UVM_APERTURE_SYS };
-	u64 **dma = &host->dma[gpu->index];
+	u64 *dma = READ_ONCE(host->dma[gpu->index]), *fresh, addr, old;
 	int ret;
 
 	if (host->read_only && access >= UVM_FAULT_ACCESS_WRITE)
 		return -EPERM;
-	if (!*dma) {
-		*dma = kvcalloc(host->npages, sizeof(**dma), GFP_KERNEL_ACCOUNT);
-		if (!*dma)
+	/*
+	 * Fault servicing of one GPU may run on several workers at once
+	 * (fault_service_threads): one array wins, the others are freed.
+	 */
+	if (!dma) {
+		fresh = kvcalloc(host->npages, sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		if (!fresh)
 			return -ENOMEM;
+		dma = cmpxchg(&host->dma[gpu->index], NULL, fresh);
+		if (dma)
+			kvfree(fresh);
+		else
+			dma = fresh;
 	}
-	if (!(*dma)[p]) {
-		ret = gpu->ops->sysmem_map(gpu, host->pages[p], &(*dma)[p]);
-		if (ret) {
-			(*dma)[p] = 0;
+	/* and one DMA mapping of the page, the same way */
+	addr = READ_ONCE(dma[p]);
+	if (!addr) {
+		ret = gpu->ops->sysmem_map(gpu, host->pages[p], &addr);
+		if (ret)
 			return ret;
+		old = cmpxchg64(&dma[p], 0, addr);
+		if (old) {
+			gpu->ops->sysmem_unmap(gpu, addr);
+			addr = old;
 		}
 	}
-	pte.addr = (*dma)[p];
+	pte.addr = addr;
 	ret = gpu->ops->map(uvm_va_space_gpu_va_space(va_space, gpu), va & PAGE_MASK,
 			    &pte, 1, PAGE_SIZE, host->read_only ? UVM_PROT_READ_ONLY :
 						       UVM_PROT_READ_WRITE_ATOMIC);
@@ -259,11 +279,15 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 		ret = -ENOMEM;
 		goto err_free_range;
 	}
+	/* charged first: a refused request allocates nothing big */
+	ret = uvm_pin_charge(va_space->mm, host->npages);
+	if (ret)
+		goto err_free_range;
 	host->pages = kvmalloc_array(host->npages, sizeof(*host->pages),
 				     GFP_KERNEL_ACCOUNT);
 	if (!host->pages) {
 		ret = -ENOMEM;
-		goto err_free_range;
+		goto err_uncharge;
 	}
 
 	ret = uvm_host_range_pin(host);
@@ -285,6 +309,8 @@ err_unpin:
 	uvm_unpin_user_pages(host->pages, host->npages);
 err_free_pages:
 	kvfree(host->pages);
+err_uncharge:
+	uvm_pin_uncharge(va_space->mm, host->npages);
 err_free_range:
 	kfree(range);
 	return ret;

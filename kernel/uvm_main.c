@@ -40,6 +40,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -125,6 +126,8 @@ static int uvm_check_mm(struct uvm_va_space *va_space)
  * (smaller) structure is refused, a newer (larger) one is accepted when its
  * extra bytes are zero (copy_struct_from_user()).  Out-fields are copied
  * back on success, and on error for commands whose errors carry results.
+ * A descriptor a command hands out is installed after the copy-out
+ * succeeded (struct uvm_ioctl_file).
  *
  * Return: the handler's result, -ENOTTY for unknown commands, -EINVAL for a
  * short structure, -E2BIG for non-zero bytes past the known structure,
@@ -136,6 +139,7 @@ long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
 {
 	u64 args[UVM_IOCTL_MAX_ARGS / sizeof(u64)];
 	void __user *uarg = (void __user *)arg;
+	struct uvm_ioctl_file out = { .fd = -1 };
 	const struct uvm_ioctl_desc *desc;
 	unsigned int nr = _IOC_NR(cmd);
 	size_t usize = _IOC_SIZE(cmd);
@@ -145,7 +149,7 @@ long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
 	if (_IOC_TYPE(cmd) != UVM_IOC_MAGIC || nr < base || nr - base >= count)
 		return -ENOTTY;
 	desc = &table[array_index_nospec(nr - base, count)];
-	if (!desc->handler || _IOC_DIR(desc->cmd) != _IOC_DIR(cmd))
+	if ((!desc->handler && !desc->handler_file) || _IOC_DIR(desc->cmd) != _IOC_DIR(cmd))
 		return -ENOTTY;
 
 	ksize = _IOC_SIZE(desc->cmd);
@@ -159,11 +163,21 @@ long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
 	if (ret)
 		return ret;
 
-	ret = desc->handler(va_space, args);
-	if (ret && !(desc->flags & UVM_IOCTL_COPYOUT_ON_ERROR))
-		return ret;
-	if (copy_to_user(uarg, args, ksize))
-		return -EFAULT;
+	if (desc->handler_file)
+		ret = desc->handler_file(va_space, args, &out);
+	else
+		ret = desc->handler(va_space, args);
+	if ((!ret || (desc->flags & UVM_IOCTL_COPYOUT_ON_ERROR)) &&
+	    copy_to_user(uarg, args, ksize))
+		ret = -EFAULT;
+	if (out.file) {
+		if (ret) {
+			fput(out.file);
+			put_unused_fd(out.fd);
+		} else {
+			fd_install(out.fd, out.file);
+		}
+	}
 	return ret;
 }
 
@@ -228,7 +242,7 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(UVM_IOC_MEM_CREATE, uvm_ioc_mem_create, 0),
 	UVM_IOCTL(UVM_IOC_MEM_RELEASE, uvm_ioc_mem_release, 0),
 	UVM_IOCTL(UVM_IOC_MEM_PROPS, uvm_ioc_mem_props, 0),
-	UVM_IOCTL(UVM_IOC_MEM_EXPORT, uvm_ioc_mem_export, 0),
+	UVM_IOCTL_FILE(UVM_IOC_MEM_EXPORT, uvm_ioc_mem_export, 0),
 	UVM_IOCTL(UVM_IOC_MEM_IMPORT, uvm_ioc_mem_import, 0),
 	UVM_IOCTL(UVM_IOC_MEM_MAP, uvm_ioc_mem_map, 0),
 	UVM_IOCTL(UVM_IOC_MEM_UNMAP, uvm_ioc_mem_unmap, 0),

@@ -51,6 +51,7 @@
 
 #include "uvm_ce.h"
 #include "uvm_gpu.h"
+#include "uvm_ioctl.h"
 #include "uvm_mem.h"
 #include "uvm_param.h"
 #include "uvm_pmm.h"
@@ -618,13 +619,17 @@ static const struct file_operations uvm_mem_fops = {
  * uvm_ioc_mem_export() - UVM_IOC_MEM_EXPORT
  * @va_space:	the VA space
  * @data:	struct uvm_ioc_mem_export
+ * @out:	the file carrying the reference and its descriptor, installed
+ *		by the dispatcher once @data reached the caller
  *
  * Return: 0 or -errno (see uapi/uvm.h).
  */
-int uvm_ioc_mem_export(struct uvm_va_space *va_space, void *data)
+int uvm_ioc_mem_export(struct uvm_va_space *va_space, void *data,
+		       struct uvm_ioctl_file *out)
 {
 	struct uvm_ioc_mem_export *args = data;
 	struct uvm_mem *mem;
+	struct file *file;
 	int fd;
 
 	args->fd = -1;
@@ -644,11 +649,19 @@ int uvm_ioc_mem_export(struct uvm_va_space *va_space, void *data)
 		uvm_mem_put(mem);
 		return -EINVAL;
 	}
-	fd = anon_inode_getfd("[uvm_mem]", &uvm_mem_fops, mem, O_RDWR | O_CLOEXEC);
+	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		uvm_mem_put(mem);
 		return fd;
 	}
+	file = anon_inode_getfile("[uvm_mem]", &uvm_mem_fops, mem, O_RDWR | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		uvm_mem_put(mem);
+		return PTR_ERR(file);
+	}
+	out->file = file;
+	out->fd = fd;
 	args->fd = fd;
 	return 0;
 }

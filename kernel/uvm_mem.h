@@ -17,6 +17,7 @@
 struct page;
 struct uvm_ce_batch;
 struct uvm_gpu;
+struct uvm_ioctl_file;
 struct uvm_va_space;
 
 /**
@@ -85,7 +86,8 @@ void uvm_mem_handles_destroy(struct uvm_va_space *va_space);
 int uvm_ioc_mem_create(struct uvm_va_space *va_space, void *data);
 int uvm_ioc_mem_release(struct uvm_va_space *va_space, void *data);
 int uvm_ioc_mem_props(struct uvm_va_space *va_space, void *data);
-int uvm_ioc_mem_export(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_mem_export(struct uvm_va_space *va_space, void *data,
+		       struct uvm_ioctl_file *out);
 int uvm_ioc_mem_import(struct uvm_va_space *va_space, void *data);
 
 #endif /* _UVM_MEM_H_ */

@@ -20,9 +20,18 @@
  * asynchronously (UVM_MIGRATE_ASYNC).
  *
  * Running a job takes the VA space lock for read and each block's lock in
- * turn; ranges unmapped since validation are skipped with -EFAULT recorded.
- * Pageable ranges run after the managed ones, with the VA space lock
- * dropped (uvm_hmm_migrate() takes mmap_lock, which comes before it).
+ * turn; ranges unmapped since validation, or replaced by another managed
+ * range (a new mmap at the same addresses: a discard must not drop the
+ * data of memory the caller never named), are skipped with -EFAULT
+ * recorded.  Pageable ranges run after the managed ones, with the VA space
+ * lock dropped (uvm_hmm_migrate() takes mmap_lock, which comes before it).
+ *
+ * A batch may name 2^20 ranges of any size: between two blocks the walk
+ * stops when uvm_queue_should_stop() says so (the caller is killed, the
+ * owner exits, the file is released: -EINTR or -ECANCELED, the blocks
+ * before it done), and lets a waiting writer of the VA space in once it
+ * has held the lock UVM_VA_SPACE_HOLD_MS (then the rest of the run it is
+ * in is checked again).
  *
  * Locking: none of its own.  Validation takes the caller's mmap_lock for
  * read, then the VA space lock.
@@ -51,6 +60,8 @@
  * @cap:	room in @ranges and @run_loc
  * @ranges:	the runs, rounded to pages: address is the first byte and
  *		length the last byte + 1
+ * @run_ids:	the buffer id of each managed run's range at validation, 0
+ *		for pageable runs
  * @num_locations: destinations (prefetching ops)
  * @locs:	resolved destinations (no HOST_NUMA_CURRENT)
  * @starts:	location k applies to ranges starts[k] .. starts[k + 1] - 1
@@ -69,6 +80,7 @@ struct uvm_migrate_job {
 	u64 nruns;
 	u64 cap;
 	struct uvm_range *ranges;
+	u64 *run_ids;
 	u32 num_locations;
 	struct uvm_location *locs;
 	u64 *starts;
@@ -96,6 +108,7 @@ static void uvm_migrate_job_free(struct uvm_job *j)
 	struct uvm_migrate_job *job = to_uvm_migrate_job(j);
 
 	kvfree(job->ranges);
+	kvfree(job->run_ids);
 	kvfree(job->locs);
 	kvfree(job->starts);
 	kvfree(job->run_loc);
@@ -115,43 +128,98 @@ uvm_migrate_run_loc(const struct uvm_migrate_job *job, u64 j)
 }
 
 /**
+ * struct uvm_migrate_seen - the managed range found last
+ * @lo:		its start
+ * @hi:		its end
+ * @id:		its buffer id
+ */
+struct uvm_migrate_seen {
+	u64 lo;
+	u64 hi;
+	u64 id;
+};
+
+/**
  * uvm_migrate_range_ok() - is a range still one managed range?
  * @va_space:	the VA space; its lock held
  * @r:		rounded range
- * @lo:		in/out: start of the managed range last found
- * @hi:		in/out: its end
+ * @seen:	in/out: the managed range last found
  *
  * Batches are usually sorted: the range last found answers most lookups.
  *
- * Return: true when [r->address, r->length) is inside one managed range.
+ * Return: true when [r->address, r->length) is inside one managed range,
+ * then @seen's.
  */
 static inline bool uvm_migrate_range_ok(struct uvm_va_space *va_space,
-					const struct uvm_range *r, u64 *lo, u64 *hi)
+					const struct uvm_range *r,
+					struct uvm_migrate_seen *seen)
 {
 	struct uvm_va_range *range;
 
-	if (r->address >= *lo && r->length <= *hi)
+	if (r->address >= seen->lo && r->length <= seen->hi)
 		return true;
 	range = uvm_va_range_find(va_space, r->address);
 	if (!range || range->kind != UVM_RANGE_MANAGED ||
 	    uvm_va_range_end(range) < r->length)
 		return false;
-	*lo = uvm_va_range_start(range);
-	*hi = uvm_va_range_end(range);
+	seen->lo = uvm_va_range_start(range);
+	seen->hi = uvm_va_range_end(range);
+	seen->id = range->buffer_id;
 	return true;
 }
 
 /**
- * uvm_migrate_walk() - call @fn per block of a batch
+ * uvm_migrate_run_ok() - is [@addr, end of run @j) in the range validated?
  * @va_space:	the VA space; its lock held
+ * @job:	the batch
+ * @j:		a managed run
+ * @addr:	an address of the run
+ * @seen:	see uvm_migrate_range_ok()
+ *
+ * Return: true when the rest of the run is still in the managed range it
+ * was validated in (the pieces of a partly unmapped range keep its id).
+ */
+static inline bool uvm_migrate_run_ok(struct uvm_va_space *va_space,
+				      const struct uvm_migrate_job *job, u64 j, u64 addr,
+				      struct uvm_migrate_seen *seen)
+{
+	struct uvm_range rest = { .address = addr, .length = job->ranges[j].length };
+
+	return uvm_migrate_range_ok(va_space, &rest, seen) && seen->id == job->run_ids[j];
+}
+
+/**
+ * uvm_migrate_pause() - between two blocks: stop, or let a writer in
+ * @va_space:	the VA space; its lock held for read
+ * @held:	in/out: jiffies when the lock was taken
+ *
+ * Return: 0 to go on, 1 when the VA space lock was dropped meanwhile (what
+ * was found under it must be looked up again), or -EINTR/-ECANCELED when
+ * the job must stop (uvm_queue_should_stop()).
+ */
+static int uvm_migrate_pause(struct uvm_va_space *va_space, unsigned long *held)
+{
+	int ret;
+
+	cond_resched();
+	ret = uvm_queue_should_stop(&va_space->queue);
+	if (ret)
+		return ret;
+	return uvm_va_space_read_yield(va_space, held);
+}
+
+/**
+ * uvm_migrate_walk() - call @fn per block of a batch
+ * @va_space:	the VA space; its lock held for read
  * @job:	the batch
  * @fn:		called once per run of consecutive range pieces that fall
  *		into one 2 MiB block with one destination
  * @arg:	for @fn
  *
  * Pageable runs are left out (see uvm_migrate_pageable()); runs no
- * longer inside a managed range are skipped (-EFAULT).  Every run is
- * attempted; the first error is returned.
+ * longer inside the managed range they were validated in are skipped
+ * (-EFAULT).  Every run is attempted; the first error is returned.
+ * Between blocks the walk stops or yields the lock (uvm_migrate_pause()).
  *
  * Return: 0 or -errno.
  */
@@ -159,8 +227,10 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 			    struct uvm_migrate_job *job, uvm_migrate_block_fn fn,
 			    void *arg)
 {
-	u64 cur = U64_MAX, lo = 0, hi = 0, j, addr, next, blk, first;
+	u64 cur = U64_MAX, j, addr, next, blk, first;
 	const struct uvm_location *loc, *cur_loc = NULL;
+	struct uvm_migrate_seen seen = {};
+	unsigned long held = jiffies;
 	struct uvm_page_mask mask;
 	int ret = 0, err;
 
@@ -170,7 +240,7 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 		loc = uvm_migrate_run_loc(job, j);
 		if (job->pageable && test_bit(j, job->pageable))
 			continue;
-		if (!uvm_migrate_range_ok(va_space, r, &lo, &hi)) {
+		if (!uvm_migrate_run_ok(va_space, job, j, r->address, &seen)) {
 			ret = ret ?: -EFAULT;
 			continue;
 		}
@@ -182,8 +252,17 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 					err = fn(va_space, job, cur << UVM_VA_BLOCK_SHIFT,
 						 &mask, cur_loc, arg);
 					ret = ret ?: err;
-					/* a range of thousands of blocks */
-					cond_resched();
+					cur = U64_MAX;
+					err = uvm_migrate_pause(va_space, &held);
+					if (err < 0)
+						return ret ?: err;
+					if (err) {
+						seen = (struct uvm_migrate_seen){};
+						if (!uvm_migrate_run_ok(va_space, job, j, addr, &seen)) {
+							ret = ret ?: -EFAULT;
+							break;
+						}
+					}
 				}
 				uvm_page_mask_zero(&mask);
 				cur = blk;
@@ -333,7 +412,7 @@ static int uvm_migrate_pageable(struct uvm_va_space *va_space,
 			err = uvm_hmm_migrate(va_space, job->op, job->ranges[j].address,
 					      job->ranges[j].length, loc);
 		ret = ret ?: err;
-		if (err == -EINTR || (record && err))
+		if (err == -EINTR || err == -ECANCELED || (record && err))
 			break;
 	}
 	return ret;
@@ -424,20 +503,19 @@ static int uvm_migrate_copy_locations(struct uvm_ioc_migrate *args,
  * uvm_migrate_check_range() - is a range managed or pageable memory?
  * @va_space:	the VA space; its lock held and the mm's mmap_lock
  * @r:		the range, rounded
- * @lo:		see uvm_migrate_range_ok()
- * @hi:		see uvm_migrate_range_ok()
+ * @seen:	see uvm_migrate_range_ok()
  * @pageable:	out: true for pageable memory
  *
  * Return: 0 or -EINVAL.
  */
 static int uvm_migrate_check_range(struct uvm_va_space *va_space,
-				   const struct uvm_range *r, u64 *lo, u64 *hi,
+				   const struct uvm_range *r, struct uvm_migrate_seen *seen,
 				   bool *pageable)
 {
 	u64 start, end;
 
 	*pageable = false;
-	if (uvm_migrate_range_ok(va_space, r, lo, hi))
+	if (uvm_migrate_range_ok(va_space, r, seen))
 		return 0;
 	if (uvm_va_range_check(va_space, r->address, r->length - r->address,
 			       &start, &end, pageable) || !*pageable)
@@ -445,38 +523,39 @@ static int uvm_migrate_check_range(struct uvm_va_space *va_space,
 	return 0;
 }
 
+/* Move the first @n elements of *@arr into a new array of @cap. */
+static int uvm_migrate_regrow(void **arr, size_t size, u64 n, u64 cap)
+{
+	void *grown = kvmalloc_array(cap, size, GFP_KERNEL_ACCOUNT);
+
+	if (!grown)
+		return -ENOMEM;
+	if (n)
+		memcpy(grown, *arr, n * size);
+	kvfree(*arr);
+	*arr = grown;
+	return 0;
+}
+
 /**
  * uvm_migrate_grow() - make room for more runs
  * @job:	the job being built; job->nruns == job->cap < job->count
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or -ENOMEM (the job keeps what it had).
  */
 static int uvm_migrate_grow(struct uvm_migrate_job *job)
 {
 	u64 cap = min(job->count, max_t(u64, 4 * job->cap, 64));
-	struct uvm_range *ranges;
-	u32 *run_loc = NULL;
+	int ret;
 
-	ranges = kvmalloc_array(cap, sizeof(*ranges), GFP_KERNEL_ACCOUNT);
-	if (!ranges)
-		return -ENOMEM;
-	if (job->num_locations > 1) {
-		run_loc = kvmalloc_array(cap, sizeof(*run_loc), GFP_KERNEL_ACCOUNT);
-		if (!run_loc) {
-			kvfree(ranges);
-			return -ENOMEM;
-		}
-		if (job->nruns)
-			memcpy(run_loc, job->run_loc, job->nruns * sizeof(*run_loc));
-		kvfree(job->run_loc);
-		job->run_loc = run_loc;
-	}
-	if (job->nruns)
-		memcpy(ranges, job->ranges, job->nruns * sizeof(*ranges));
-	kvfree(job->ranges);
-	job->ranges = ranges;
-	job->cap = cap;
-	return 0;
+	ret = uvm_migrate_regrow((void **)&job->ranges, sizeof(*job->ranges), job->nruns, cap) ?:
+	      uvm_migrate_regrow((void **)&job->run_ids, sizeof(*job->run_ids), job->nruns, cap);
+	if (!ret && job->num_locations > 1)
+		ret = uvm_migrate_regrow((void **)&job->run_loc, sizeof(*job->run_loc),
+					 job->nruns, cap);
+	if (!ret)
+		job->cap = cap;
+	return ret;
 }
 
 /**
@@ -485,7 +564,7 @@ static int uvm_migrate_grow(struct uvm_migrate_job *job)
  * @r:		the range, rounded, checked
  * @k:		index of its destination
  * @pageable:	it is pageable memory
- * @lo:		start of the managed range holding it (not @pageable)
+ * @seen:	the managed range holding it (not @pageable)
  *
  * A managed range that continues the last run, inside the same managed
  * range and with the same destination, extends that run.  Pageable ranges
@@ -495,13 +574,13 @@ static int uvm_migrate_grow(struct uvm_migrate_job *job)
  */
 static int uvm_migrate_add_run(struct uvm_migrate_job *job,
 			       const struct uvm_range *r, u32 k, bool pageable,
-			       u64 lo)
+			       const struct uvm_migrate_seen *seen)
 {
 	struct uvm_range *last = job->nruns ? &job->ranges[job->nruns - 1] : NULL;
 	u64 j = job->nruns;
 	int ret;
 
-	if (last && !pageable && last->length == r->address && last->address >= lo &&
+	if (last && !pageable && last->length == r->address && last->address >= seen->lo &&
 	    (!job->run_loc || job->run_loc[j - 1] == k) &&
 	    !(job->pageable && test_bit(j - 1, job->pageable))) {
 		last->length = r->length;
@@ -513,6 +592,7 @@ static int uvm_migrate_add_run(struct uvm_migrate_job *job,
 			return ret;
 	}
 	job->ranges[j] = *r;
+	job->run_ids[j] = pageable ? 0 : seen->id;
 	if (job->run_loc)
 		job->run_loc[j] = k;
 	if (pageable) {
@@ -547,7 +627,8 @@ static int uvm_migrate_check_chunk(struct uvm_va_space *va_space,
 				   struct uvm_range *r, u64 base, u64 n, u32 *k,
 				   u32 *bad)
 {
-	u64 i, lo = 0, hi = 0;
+	struct uvm_migrate_seen seen = {};
+	u64 i;
 	bool pageable;
 	int ret;
 
@@ -562,12 +643,12 @@ static int uvm_migrate_check_chunk(struct uvm_va_space *va_space,
 		r->address = round_down(r->address, PAGE_SIZE);
 		while (*k + 1 < job->num_locations && base + i >= job->starts[*k + 1])
 			(*k)++;
-		ret = uvm_migrate_check_range(va_space, r, &lo, &hi, &pageable);
+		ret = uvm_migrate_check_range(va_space, r, &seen, &pageable);
 		if (ret) {
 			*bad = base + i;
 			return ret;
 		}
-		ret = uvm_migrate_add_run(job, r, *k, pageable, lo);
+		ret = uvm_migrate_add_run(job, r, *k, pageable, &seen);
 		if (ret)
 			return ret;
 	}
@@ -604,6 +685,10 @@ static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 		return -ENOMEM;
 	for (base = 0; base < args->count && !ret; base += n) {
 		n = min(chunk, args->count - base);
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		if (copy_from_user(buf, user + base, n * sizeof(*buf))) {
 			ret = -EFAULT;
 			break;

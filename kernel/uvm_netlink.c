@@ -15,7 +15,9 @@
  * space created or destroyed (uvm_events.h sends them).
  *
  * Visibility: a VA space is visible to readers whose socket was opened
- * with the effective uid that opened the VA space, and to CAP_SYS_ADMIN.
+ * with the effective uid that opened the VA space and who may read the
+ * owner's memory map by the credential rules of /proc/PID/maps (same
+ * real, effective and saved ids, a dumpable owner), and to CAP_SYS_ADMIN.
  * Events: where the kernel can filter a multicast per listener
  * (genlmsg_multicast_netns_filtered()), anyone may join and receives the
  * events of their own VA spaces, all of them with CAP_PERFMON or
@@ -47,6 +49,7 @@
 #include <linux/file.h>
 #include <linux/net.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched/coredump.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <net/genetlink.h>
@@ -68,6 +71,7 @@ static_assert(UVM_NL_GPU_FAULTS == UVM_GPU_FAULTS);
 static_assert(UVM_NL_GPU_EVICTIONS == UVM_GPU_EVICTIONS);
 static_assert(UVM_NL_GPU_FAULT_FETCH_NS == UVM_GPU_FETCH_NS);
 static_assert(UVM_NL_GPU_FAULT_GROUPS_HELPED == UVM_GPU_FAULT_GROUPS_HELPED);
+static_assert(UVM_NL_GPU_FAULT_GROUPS_DEFERRED == UVM_GPU_FAULT_GROUPS_DEFERRED);
 static_assert(UVM_NL_ACCESS_ATOMIC == UVM_FAULT_ACCESS_ATOMIC);
 
 /* The one multicast group's index in the family. */
@@ -145,17 +149,42 @@ bool uvm_nl_listening(void)
  * @skb:	the request (its socket carries the reader's credentials)
  * @va_space:	the VA space
  *
- * Return: true for the VA space's own user and for CAP_SYS_ADMIN.
+ * By the credential rules /proc/PID/maps follows (ptrace access for
+ * reading, which modules cannot call): the reader's socket was opened with
+ * a filesystem uid and gid equal to the owner's real, effective and saved
+ * ones (a setuid program, or one that dropped privileges but kept them
+ * saved, stays hidden), and the owner is dumpable (a process that made
+ * itself non-dumpable stays hidden too); or the reader has CAP_SYS_ADMIN.
+ *
+ * Context: the reader's (a dump runs in its sendmsg/recvmsg).
+ * Return: true when it may.
  */
 static bool uvm_nl_reader_sees(const struct sk_buff *skb,
 			       const struct uvm_va_space *va_space)
 {
 	const struct sock *sk = NETLINK_CB(skb).sk;
+	const struct cred *reader, *owner;
+	struct task_struct *task;
+	bool sees = false;
 
-	if (sk && sk->sk_socket && sk->sk_socket->file &&
-	    uid_eq(sk->sk_socket->file->f_cred->euid, va_space->uid))
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
 		return true;
-	return netlink_capable(skb, CAP_SYS_ADMIN);
+	if (!sk || !sk->sk_socket || !sk->sk_socket->file)
+		return false;
+	reader = sk->sk_socket->file->f_cred;
+	if (!uid_eq(reader->euid, va_space->uid) ||
+	    get_dumpable(va_space->mm) != SUID_DUMP_USER)
+		return false;
+	rcu_read_lock();
+	task = pid_task(va_space->pid, PIDTYPE_TGID);
+	if (task) {
+		owner = __task_cred(task);
+		sees = uid_eq(reader->fsuid, owner->euid) && uid_eq(reader->fsuid, owner->suid) &&
+		       uid_eq(reader->fsuid, owner->uid) && gid_eq(reader->fsgid, owner->egid) &&
+		       gid_eq(reader->fsgid, owner->sgid) && gid_eq(reader->fsgid, owner->gid);
+	}
+	rcu_read_unlock();
+	return sees;
 }
 
 /* The reader's view of a VA space's owner: pid in its namespace, uid. */

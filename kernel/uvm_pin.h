@@ -9,12 +9,21 @@
  * /sys/class/misc/uvm/pinned_pages: the tests check that each pin is
  * released, which the kernel's global nr_foll_pin_* counters cannot tell
  * them where other subsystems (9p on 6.12, io_uring) pin pages too.
+ *
+ * Long-term pins (registered host memory) are charged to the process, as
+ * RDMA charges memory registrations: mm->pinned_vm, bounded by
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK (uvm_pin_charge()).
+ * The pins of a copy are I/O in flight, as an O_DIRECT read's are: they
+ * last while the job is queued or running, bounded by the queue's weight
+ * (uvm_queue.c), and are not charged.
  */
 #ifndef _UVM_PIN_H_
 #define _UVM_PIN_H_
 
 #include <linux/atomic.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 
 extern atomic_long_t uvm_pinned_pages;
 
@@ -59,6 +68,36 @@ static inline void uvm_unpin_user_pages_dirty_lock(struct page **pages,
 {
 	unpin_user_pages_dirty_lock(pages, npages, dirty);
 	atomic_long_sub(npages, &uvm_pinned_pages);
+}
+
+/**
+ * uvm_pin_charge() - charge long-term pins to a process
+ * @mm:		the process's mm (the caller's)
+ * @npages:	pages about to be pinned
+ *
+ * Return: 0, or -ENOMEM when the process's pins would exceed the caller's
+ * RLIMIT_MEMLOCK and it lacks CAP_IPC_LOCK (nothing is charged then).
+ */
+static inline int uvm_pin_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if ((u64)pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * uvm_pin_uncharge() - give back what uvm_pin_charge() charged
+ * @mm:		the mm charged
+ * @npages:	pages
+ */
+static inline void uvm_pin_uncharge(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
 }
 
 #endif /* _UVM_PIN_H_ */

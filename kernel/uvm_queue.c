@@ -15,8 +15,22 @@
  *
  * The queued weight (ranges, pages) of a VA space is bounded
  * (UVM_QUEUE_MAX_PENDING); a submitter beyond it waits, killably, for room.
- * When the file is released the queue is drained: queued jobs still run
- * (their memory may be gone: they skip it).
+ *
+ * Long work stops early: every job looks, block by block or window by
+ * window, at uvm_queue_should_stop(), which says stop when its synchronous
+ * caller got a fatal signal, when the process owning the VA space is
+ * exiting (a queued job runs in a worker, where no signal arrives), and
+ * when the file is being released.  Release cancels the queue: jobs not yet
+ * started are completed with -ECANCELED without running, the running one
+ * stops at its next look, so release waits a bounded time however much
+ * work was queued.
+ *
+ * Failed jobs' errors wait for their fence's wait in a table of at most
+ * UVM_QUEUE_MAX_ERRORS entries per VA space (charged to the caller's
+ * memory cgroup).  Past that a program that never waits for its failed
+ * jobs gets one error for all the others: the first error not kept is
+ * reported by the first wait on its fence or a later one, and the errors
+ * of later jobs fold into it until it is.
  *
  * Locking: uvm_queue.lock (spinlock, leaf) protects the job list, the fence
  * counter, the running flag and the pending weight; completion is published
@@ -31,9 +45,61 @@
 /* Weight queued per VA space before submitters wait. */
 #define UVM_QUEUE_MAX_PENDING	(4ULL * UVM_MIGRATE_MAX_RANGES)
 
+/* Errors of failed jobs kept per VA space until their fence is waited for. */
+#define UVM_QUEUE_MAX_ERRORS	1024
+
 static inline struct uvm_va_space *queue_va_space(struct uvm_queue *q)
 {
 	return container_of(q, struct uvm_va_space, queue);
+}
+
+/**
+ * uvm_queue_record_error() - keep the error of a failed job for its wait
+ * @q:		the queue
+ * @fence:	the job's fence, not yet published as completed
+ * @ret:	its -errno
+ *
+ * Into the table while it has room (and memory), else folded into the
+ * first error not kept.
+ */
+static void uvm_queue_record_error(struct uvm_queue *q, u64 fence, int ret)
+{
+	if (atomic_read(&q->nerrors) < UVM_QUEUE_MAX_ERRORS &&
+	    !xa_is_err(xa_store(&q->errors, fence, xa_mk_value(-ret), GFP_KERNEL_ACCOUNT))) {
+		atomic_inc(&q->nerrors);
+		return;
+	}
+	spin_lock(&q->lock);
+	if (!q->folded_fence) {
+		q->folded_fence = fence;
+		q->folded_errno = ret;
+	}
+	spin_unlock(&q->lock);
+}
+
+/**
+ * uvm_queue_take_error() - the error a wait for a completed fence reports
+ * @q:		the queue
+ * @fence:	the fence
+ *
+ * Return: 0 or the -errno, which is then forgotten.
+ */
+static int uvm_queue_take_error(struct uvm_queue *q, u64 fence)
+{
+	void *err = xa_erase(&q->errors, fence);
+	int ret = 0;
+
+	if (err) {
+		atomic_dec(&q->nerrors);
+		return -(int)xa_to_value(err);
+	}
+	spin_lock(&q->lock);
+	if (q->folded_fence && q->folded_fence <= fence) {
+		ret = q->folded_errno;
+		q->folded_fence = 0;
+	}
+	spin_unlock(&q->lock);
+	return ret;
 }
 
 /**
@@ -46,9 +112,8 @@ static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret
 {
 	u64 fence = job->fence, weight = job->weight;
 
-	/* An error that cannot be recorded is lost; the data is not. */
 	if (ret)
-		xa_store(&q->errors, fence, xa_mk_value(-ret), GFP_KERNEL);
+		uvm_queue_record_error(q, fence, ret);
 
 	job->ops->free(job);
 	/*
@@ -67,7 +132,31 @@ static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret
 
 static void uvm_queue_run(struct uvm_queue *q, struct uvm_job *job)
 {
-	uvm_queue_complete(q, job, job->ops->run(queue_va_space(q), job));
+	int ret = -ECANCELED;
+
+	if (!READ_ONCE(q->cancelled))
+		ret = job->ops->run(queue_va_space(q), job);
+	uvm_queue_complete(q, job, ret);
+}
+
+/**
+ * uvm_queue_should_stop() - must the job running now stop?
+ * @q:		the queue of the job
+ *
+ * Asked by every job between two pieces of its work (a block, a window of
+ * a copy).
+ *
+ * Return: 0 to go on; -EINTR when the caller running the job got a fatal
+ * signal; -ECANCELED when the file is being released or the process that
+ * owns the VA space is exiting or gone.
+ */
+int uvm_queue_should_stop(struct uvm_queue *q)
+{
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (READ_ONCE(q->cancelled) || uvm_va_space_owner_exiting(queue_va_space(q)))
+		return -ECANCELED;
+	return 0;
 }
 
 /**
@@ -163,16 +252,13 @@ static bool uvm_queue_done(struct uvm_queue *q, u64 fence)
  */
 int uvm_queue_wait(struct uvm_queue *q, u64 fence, bool poll)
 {
-	void *err;
-
 	if (poll) {
 		if (!uvm_queue_done(q, fence))
 			return -EAGAIN;
 	} else if (wait_event_killable(q->wait, uvm_queue_done(q, fence))) {
 		return -EINTR;
 	}
-	err = xa_erase(&q->errors, fence);
-	return err ? -(int)xa_to_value(err) : 0;
+	return uvm_queue_take_error(q, fence);
 }
 
 /**
@@ -215,17 +301,24 @@ void uvm_queue_init(struct uvm_queue *q)
 	INIT_LIST_HEAD(&q->jobs);
 	INIT_WORK(&q->work, uvm_queue_work);
 	init_waitqueue_head(&q->wait);
-	xa_init(&q->errors);
+	xa_init_flags(&q->errors, XA_FLAGS_ACCOUNT);
 }
 
 /**
- * uvm_queue_drain() - finish every job of a VA space being released
+ * uvm_queue_drain() - end every job of a VA space being released
  * @q:		the queue
  *
- * The wait is uninterruptible and bounded by the queued work.
+ * Cancels the queue: the jobs not started complete with -ECANCELED, the
+ * running one stops at its next look at uvm_queue_should_stop().  The wait
+ * is uninterruptible, and bounded by one piece of a job's work.
  */
 void uvm_queue_drain(struct uvm_queue *q)
 {
+	spin_lock(&q->lock);
+	q->cancelled = true;
+	spin_unlock(&q->lock);
+	/* a job waiting on the queue (the test gate) looks again */
+	wake_up_all(&q->wait);
 	flush_work(&q->work);
 	WARN_ON(!list_empty(&q->jobs) || q->running);
 	xa_destroy(&q->errors);

@@ -42,7 +42,8 @@ struct uvm_job {
 
 /**
  * struct uvm_queue - the asynchronous jobs of one VA space
- * @lock:	protects @jobs, @submitted, @running, @pending; a leaf lock
+ * @lock:	protects @jobs, @submitted, @running, @pending, @cancelled; a
+ *		leaf lock
  * @jobs:	jobs waiting to run, in submission order
  * @submitted:	last fence handed out
  * @running:	a job is executing (by @work or inline by a synchronous
@@ -51,8 +52,16 @@ struct uvm_job {
  * @pending:	weight of the jobs not yet completed (backpressure)
  * @work:	runs the jobs one after the other
  * @wait:	woken when a job completes
+ * @cancelled:	the file is being released: queued jobs are dropped, the
+ *		running one stops at its next look (uvm_queue_should_stop());
+ *		read without @lock
  * @errors:	fence -> -errno of the jobs that failed, until reported;
- *		the xarray's own lock
+ *		the xarray's own lock; at most UVM_QUEUE_MAX_ERRORS entries
+ * @nerrors:	entries in @errors
+ * @folded_fence: the first failed fence whose error found @errors full, 0
+ *		for none; @lock
+ * @folded_errno: its -errno, reported to the first wait on it or a later
+ *		fence (errors of later failed jobs fold into it); @lock
  */
 struct uvm_queue {
 	spinlock_t lock; /* see above */
@@ -63,7 +72,11 @@ struct uvm_queue {
 	u64 pending;
 	struct work_struct work;
 	wait_queue_head_t wait;
+	bool cancelled;
 	struct xarray errors;
+	atomic_t nerrors;
+	u64 folded_fence;
+	int folded_errno;
 };
 
 void uvm_queue_init(struct uvm_queue *q);
@@ -71,6 +84,7 @@ void uvm_queue_drain(struct uvm_queue *q);
 int uvm_queue_submit(struct uvm_queue *q, struct uvm_job *job, bool sync,
 		     u64 *fence);
 int uvm_queue_wait(struct uvm_queue *q, u64 fence, bool poll);
+int uvm_queue_should_stop(struct uvm_queue *q);
 int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data);
 
 #endif /* _UVM_QUEUE_H_ */

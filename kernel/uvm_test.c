@@ -4,14 +4,17 @@
  *
  * DOC: Test ioctls
  *
- * Built only with CONFIG_UVM_TEST.  Two commands, dispatched from their own
- * table (numbers 0x80 and up), never from the production one:
+ * Built only with CONFIG_UVM_TEST.  Three commands, dispatched from their
+ * own table (numbers 0x80 and up), never from the production one:
  *
  * - UVM_TEST_IOC_LAUNCH runs an access program on a simulated GPU in the
  *   caller's VA space (the simulated backend does the work, see
  *   simgpu/simgpu_launch.c);
  * - UVM_TEST_IOC_RESIDENCY reports, per page, where a page is resident and
- *   which processors map it with which permission.
+ *   which processors map it with which permission;
+ * - UVM_TEST_IOC_QUEUE_GATE holds the VA space's job queue: a gate is a job
+ *   that runs until the gates are opened, so a test can change memory
+ *   between the ioctl that queued a job and the job running.
  *
  * Locking: RESIDENCY reads managed memory through uvm_va_space_residency()
  * (the VA space lock for read, each block's lock in turn; the netlink
@@ -26,6 +29,7 @@
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
 #include "uvm_ioctl.h"
+#include "uvm_queue.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
@@ -36,6 +40,7 @@ static_assert(sizeof(struct uvm_test_launch) == 80);
 static_assert(sizeof(struct uvm_test_page_state) == 32);
 static_assert(sizeof(struct uvm_test_residency) == 32);
 static_assert(sizeof(struct uvm_test_page_state_sizes) == 48);
+static_assert(sizeof(struct uvm_test_queue_gate) == 32);
 
 #define UVM_TEST_RESIDENCY_FLAGS (UVM_TEST_RESIDENCY_PAGEABLE | \
 				  UVM_TEST_RESIDENCY_PTE_SIZES)
@@ -139,9 +144,78 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
 	return ret;
 }
 
+/**
+ * struct uvm_test_gate_job - a closed gate in the queue
+ * @job:	the queue's part; weight 1
+ * @ticket:	the gate's number: open once the VA space's opened count
+ *		reaches it
+ */
+struct uvm_test_gate_job {
+	struct uvm_job job;
+	u64 ticket;
+};
+
+/* How often a closed gate looks whether its job must stop. */
+#define UVM_TEST_GATE_POLL	(HZ / 20)
+
+static int uvm_test_gate_run(struct uvm_va_space *va_space, struct uvm_job *j)
+{
+	struct uvm_test_gate_job *gate = container_of(j, struct uvm_test_gate_job, job);
+	atomic64_t *opened = &va_space->test_gates_opened;
+	int ret;
+
+	while (atomic64_read(opened) < gate->ticket) {
+		ret = uvm_queue_should_stop(&va_space->queue);
+		if (ret)
+			return ret;
+		/* woken by OPEN and by the queue's cancellation; the owner's
+		 * exit is seen at the next poll */
+		wait_event_timeout(va_space->queue.wait,
+				   atomic64_read(opened) >= gate->ticket ||
+				   READ_ONCE(va_space->queue.cancelled),
+				   UVM_TEST_GATE_POLL);
+	}
+	return 0;
+}
+
+static void uvm_test_gate_free(struct uvm_job *j)
+{
+	kfree(container_of(j, struct uvm_test_gate_job, job));
+}
+
+static const struct uvm_job_ops uvm_test_gate_ops = {
+	.run = uvm_test_gate_run,
+	.free = uvm_test_gate_free,
+};
+
+static int uvm_test_queue_gate(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_test_queue_gate *args = data;
+	struct uvm_test_gate_job *gate;
+
+	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
+	if (args->op == UVM_TEST_GATE_OPEN) {
+		atomic64_set(&va_space->test_gates_opened,
+			     atomic64_read(&va_space->test_gates_closed));
+		wake_up_all(&va_space->queue.wait);
+		return 0;
+	}
+	if (args->op != UVM_TEST_GATE_CLOSE)
+		return -EINVAL;
+	gate = kzalloc(sizeof(*gate), GFP_KERNEL_ACCOUNT);
+	if (!gate)
+		return -ENOMEM;
+	gate->job.ops = &uvm_test_gate_ops;
+	gate->job.weight = 1;
+	gate->ticket = atomic64_inc_return(&va_space->test_gates_closed);
+	return uvm_queue_submit(&va_space->queue, &gate->job, false, &args->fence);
+}
+
 static const struct uvm_ioctl_desc uvm_test_ioctls[] = {
 	UVM_IOCTL(UVM_TEST_IOC_LAUNCH, uvm_test_launch, UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(UVM_TEST_IOC_RESIDENCY, uvm_test_residency, 0),
+	UVM_IOCTL(UVM_TEST_IOC_QUEUE_GATE, uvm_test_queue_gate, 0),
 };
 
 /**

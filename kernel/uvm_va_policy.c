@@ -307,12 +307,6 @@ static void uvm_va_policy_apply_advice(struct uvm_va_policy *p, u32 advice,
 	}
 }
 
-static void uvm_va_policy_apply_default(struct uvm_va_policy *p, u32 advice,
-					const struct uvm_location *loc)
-{
-	*p = uvm_va_policy_default;
-}
-
 /**
  * uvm_va_policy_set() - record advice on a range
  * @va_space:	the VA space; its lock held for write
@@ -336,12 +330,38 @@ int uvm_va_policy_set(struct uvm_va_space *va_space, u64 start, u64 end,
  * @start:	first byte, page aligned
  * @end:	last byte + 1, page aligned
  *
- * Cannot fail: at most two nodes are cut, their allocations may not fail.
+ * The nodes inside go, the ones cut at @start and @end shrink in place;
+ * only a node around the whole range needs a second node for its tail.
+ * Cannot fail (->close() cannot report an error): that one allocation, of
+ * one node whatever the policy, may not fail.
  */
 void uvm_va_policy_clear(struct uvm_va_space *va_space, u64 start, u64 end)
 {
-	uvm_va_policy_update(va_space, start, end, uvm_va_policy_apply_default, 0,
-			     NULL, GFP_KERNEL | __GFP_NOFAIL);
+	struct uvm_va_policy_node *pn, *tail;
+	struct interval_tree_node *n;
+
+	lockdep_assert_held_write(&va_space->lock);
+
+	while ((n = interval_tree_iter_first(&va_space->policies, start, end - 1))) {
+		pn = to_uvm_va_policy_node(n);
+		interval_tree_remove(n, &va_space->policies);
+		if (n->start < start && n->last >= end) {
+			tail = kmalloc(sizeof(*tail), GFP_KERNEL_ACCOUNT | __GFP_NOFAIL);
+			tail->policy = pn->policy;
+			tail->node.start = end;
+			tail->node.last = n->last;
+			interval_tree_insert(&tail->node, &va_space->policies);
+		}
+		if (n->start < start) {
+			n->last = start - 1;
+			interval_tree_insert(n, &va_space->policies);
+		} else if (n->last >= end) {
+			n->start = end;
+			interval_tree_insert(n, &va_space->policies);
+		} else {
+			kfree(pn);
+		}
+	}
 }
 
 /**

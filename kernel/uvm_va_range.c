@@ -89,6 +89,20 @@ u64 uvm_va_range_new_buffer_id(void)
 }
 
 /**
+ * uvm_va_range_last_buffer_id() - the buffer id handed out last
+ *
+ * A VMM mapping gets its buffer id as it is inserted, under the VA space
+ * lock held for write: read under the lock held for read, this tells the
+ * mappings that exist now from those made later.
+ *
+ * Return: the id.
+ */
+u64 uvm_va_range_last_buffer_id(void)
+{
+	return atomic64_read(&uvm_va_range_next_id);
+}
+
+/**
  * uvm_va_range_alloc() - a new allocation, not yet in any tree
  * @kind:	enum uvm_va_range_kind
  * @start:	first byte

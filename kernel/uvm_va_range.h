@@ -112,6 +112,7 @@ static inline u64 uvm_va_range_end(const struct uvm_va_range *range)
 /* uvm_va_range.c */
 struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr);
 u64 uvm_va_range_new_buffer_id(void);
+u64 uvm_va_range_last_buffer_id(void);
 struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
 					u64 end, gfp_t gfp);
 void __uvm_va_range_insert(struct uvm_va_space *va_space,
@@ -155,6 +156,7 @@ void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *rang
 int uvm_vmm_service_fault(struct uvm_va_space *va_space, struct uvm_va_range *range,
 			  struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
 struct uvm_vmm_mapping *uvm_vmm_mapping_find(struct uvm_va_range *range, u64 va);
+u64 uvm_vmm_mapping_buffer_id(const struct uvm_vmm_mapping *map);
 int uvm_vmm_check_span(struct uvm_va_range *range, u64 start, u64 end,
 		       struct uvm_gpu *gpu, bool write);
 int uvm_vmm_copy_addr(struct uvm_vmm_mapping *map, u64 va, struct uvm_gpu *gpu,

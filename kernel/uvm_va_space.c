@@ -37,11 +37,13 @@
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "uvm_copy.h"
 #include "uvm_events.h"
+#include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_mem.h"
 #include "uvm_test.h"
@@ -50,10 +52,15 @@
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 
-/* Instance ids are allocated cyclically so that stale fault entries of a
- * destroyed VA space are not mistaken for a new one's.
+/*
+ * Instance ids are allocated cyclically so that stale fault entries of a
+ * destroyed VA space are not mistaken for a new one's, from the whole
+ * 32-bit space: every open takes one per GPU, and /dev/uvm is open to
+ * everyone, so a space one user's descriptors could fill would lock every
+ * other user out.  Four billion opens at once cannot be held (each costs
+ * kernel memory charged to its opener, and descriptors).
  */
-#define UVM_INSTANCE_LIMIT	XA_LIMIT(1, 0xffff)
+#define UVM_INSTANCE_LIMIT	XA_LIMIT(1, U32_MAX)
 
 LIST_HEAD(uvm_va_space_list);
 DEFINE_MUTEX(uvm_va_space_list_lock);	/* uvm_va_space_list links */
@@ -88,7 +95,8 @@ static void uvm_va_space_release_gpus(struct uvm_va_space *va_space, u32 count)
 /**
  * uvm_va_space_unpublish() - make fault servicing stop finding a VA space
  * @va_space:	the VA space
- * @count:	how many of the GPUs (in index order) have its instance id
+ * @count:	how many of the GPUs (in index order) have its instance id,
+ *		published or only reserved
  */
 static void uvm_va_space_unpublish(struct uvm_va_space *va_space, u32 count)
 {
@@ -134,7 +142,9 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 
 	/*
 	 * Reserve the instance ids first (the backend names its page tables
-	 * by them), publish each GPU VA space only once it is complete.
+	 * by them; a reserved id reads as NULL to fault servicing), and
+	 * publish the GPU VA spaces only once all are complete: a VA space
+	 * that fails here was never seen by anyone and is freed at once.
 	 */
 	for (i = 0; i < uvm_gpu_count; i++) {
 		struct uvm_gpu_va_space *gvs = &va_space->gpu_va_spaces[i];
@@ -146,14 +156,17 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 				      UVM_INSTANCE_LIMIT, &gpu->instance_next,
 				      GFP_KERNEL);
 		if (ret < 0)
-			goto err_unpublish;
+			goto err_unreserve;
 		ret = gpu->ops->vaspace_create(gpu, gvs);
 		if (ret) {
 			xa_erase(&gpu->instances, gvs->instance);
-			goto err_unpublish;
+			goto err_unreserve;
 		}
-		xa_store(&gpu->instances, gvs->instance, gvs, GFP_KERNEL);
 	}
+	/* replaces a reserved entry: no allocation, cannot fail */
+	for (i = 0; i < uvm_gpu_count; i++)
+		xa_store(&uvm_gpus[i]->instances, va_space->gpu_va_spaces[i].instance,
+			 &va_space->gpu_va_spaces[i], GFP_KERNEL);
 
 	mmgrab(current->mm);
 	va_space->mm = current->mm;
@@ -168,7 +181,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	uvm_event_va_space(va_space, true);
 	return va_space;
 
-err_unpublish:
+err_unreserve:
 	uvm_va_space_unpublish(va_space, i);
 	uvm_va_space_release_gpus(va_space, i);
 	uvm_page_pool_destroy(&va_space->page_pool);
@@ -180,6 +193,7 @@ static void uvm_va_space_free(struct kref *kref)
 {
 	struct uvm_va_space *va_space = container_of(kref, struct uvm_va_space, kref);
 
+	uvm_fault_va_space_free(va_space);
 	uvm_va_space_free_blocks(va_space);
 	uvm_page_pool_destroy(&va_space->page_pool);
 	uvm_hmm_va_space_destroy(va_space);
@@ -218,6 +232,7 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 	mutex_unlock(&uvm_va_space_list_lock);
 	uvm_va_space_unpublish(va_space, uvm_gpu_count);
 	uvm_queue_drain(&va_space->queue);
+	uvm_fault_va_space_release(va_space);
 	uvm_copy_va_space_destroy(va_space);
 
 	/*
@@ -229,6 +244,54 @@ void uvm_va_space_destroy(struct uvm_va_space *va_space)
 
 	uvm_event_va_space(va_space, false);
 	uvm_va_space_put(va_space);
+}
+
+/**
+ * uvm_va_space_owner_exiting() - is the process owning a VA space going?
+ * @va_space:	the VA space
+ *
+ * The opener's thread group is exiting (killed, or exit_group()), gone, or
+ * no longer uses the VA space's mm (exec): nobody is left to see the
+ * results of its work.
+ *
+ * Context: any.
+ * Return: true when the owner is exiting or gone.
+ */
+bool uvm_va_space_owner_exiting(struct uvm_va_space *va_space)
+{
+	struct task_struct *task;
+	bool exiting;
+
+	if (!atomic_read(&va_space->mm->mm_users))
+		return true;
+	/* the task and its signal_struct stay while RCU is held */
+	rcu_read_lock();
+	task = pid_task(va_space->pid, PIDTYPE_TGID);
+	exiting = !task || (READ_ONCE(task->signal->flags) & SIGNAL_GROUP_EXIT);
+	rcu_read_unlock();
+	return exiting;
+}
+
+/**
+ * uvm_va_space_read_yield() - let a waiting writer in between two steps
+ * @va_space:	the VA space, its lock held for read
+ * @held_since:	in/out: jiffies when the lock was taken
+ *
+ * When uvm_va_space_read_contended() says so, drops the lock and takes it
+ * again: what the caller found under it (allocations, blocks) must be
+ * looked up again.
+ *
+ * Return: true when the lock was dropped.
+ */
+bool uvm_va_space_read_yield(struct uvm_va_space *va_space, unsigned long *held_since)
+{
+	if (!uvm_va_space_read_contended(va_space, *held_since))
+		return false;
+	up_read(&va_space->lock);
+	cond_resched();
+	down_read(&va_space->lock);
+	*held_since = jiffies;
+	return true;
 }
 
 /**

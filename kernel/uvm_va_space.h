@@ -52,6 +52,8 @@ struct uvm_test_page_state_sizes;
  * @nr_vmm_mappings: VMM mappings in all reservations; @lock
  * @copy_boxes: the box array of a finished copy batch, kept for the next
  *		(uvm_copy.c); taken and given back with xchg()/cmpxchg()
+ * @test_gates_closed: UVM_TEST_IOC_QUEUE_GATE: gates closed (uvm_test.c)
+ * @test_gates_opened: gates opened: those numbered up to it
  * @counters:	UVM_COUNTER_* values
  * @vidmem:	bytes of each GPU's memory held by the VA space's managed
  *		memory and device memory (atomic: chunks come and go under
@@ -85,6 +87,8 @@ struct uvm_va_space {
 	u32 nr_mem_handles;
 	u64 nr_vmm_mappings;
 	struct uvm_copy_boxes *copy_boxes;
+	atomic64_t test_gates_closed;
+	atomic64_t test_gates_opened;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	atomic64_t vidmem[UVM_MAX_GPUS];
 	u64 id;
@@ -112,7 +116,32 @@ static inline void uvm_va_space_vidmem_add(struct uvm_va_space *va_space,
 	atomic64_add(bytes, &va_space->vidmem[gpu_index]);
 }
 
+/*
+ * How long work that walks many blocks or windows under the VA space lock
+ * held for read keeps it while a writer waits (uvm_va_space_read_yield()).
+ */
+#define UVM_VA_SPACE_HOLD_MS	100
+
+/**
+ * uvm_va_space_read_contended() - should a long reader let a writer in?
+ * @va_space:	the VA space, its lock held for read
+ * @held_since:	jiffies when the reader took the lock
+ *
+ * A writer waits (and readers queue behind it: fault servicing among them)
+ * and the reader has held the lock UVM_VA_SPACE_HOLD_MS.
+ *
+ * Return: true when the reader should drop the lock now.
+ */
+static inline bool uvm_va_space_read_contended(struct uvm_va_space *va_space,
+					       unsigned long held_since)
+{
+	return rwsem_is_contended(&va_space->lock) &&
+	       time_after_eq(jiffies, held_since + msecs_to_jiffies(UVM_VA_SPACE_HOLD_MS));
+}
+
 struct uvm_va_space *uvm_va_space_create(struct inode *inode);
+bool uvm_va_space_owner_exiting(struct uvm_va_space *va_space);
+bool uvm_va_space_read_yield(struct uvm_va_space *va_space, unsigned long *held_since);
 void uvm_va_space_destroy(struct uvm_va_space *va_space);
 void uvm_va_space_put(struct uvm_va_space *va_space);
 struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,

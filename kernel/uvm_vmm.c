@@ -82,7 +82,9 @@ struct uvm_vmm_access {
  * @mem:	the allocation; the mapping holds a reference
  * @offset:	of the mapping's first byte in @mem
  * @handle:	the handle the mapping was made with (MEM_QUERY)
- * @buffer_id:	unique id (POINTER_INFO)
+ * @buffer_id:	unique id (POINTER_INFO), taken as the mapping is inserted
+ *		(VA space lock held for write): a mapping with an id above
+ *		uvm_va_range_last_buffer_id() read earlier was made since
  * @gpus_mapped: GPU indices that may hold PTEs of the mapping (set_bit)
  * @dead:	on the list of unmapped mappings freed after the VA space lock
  *		is dropped (vmm_mapping_destroy())
@@ -142,6 +144,17 @@ struct uvm_vmm_mapping *uvm_vmm_mapping_find(struct uvm_va_range *range, u64 va)
 
 	node = interval_tree_iter_first(&range->vmm.mappings, va, va);
 	return node ? to_vmm_mapping(node) : NULL;
+}
+
+/**
+ * uvm_vmm_mapping_buffer_id() - the buffer id of a mapping
+ * @map:	the mapping
+ *
+ * Return: its id, taken when it was inserted.
+ */
+u64 uvm_vmm_mapping_buffer_id(const struct uvm_vmm_mapping *map)
+{
+	return map->buffer_id;
 }
 
 /**

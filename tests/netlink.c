@@ -142,6 +142,7 @@ TEST_F(netlink, get_gpus)
 				"fault_coalesce_ns", "fault_service_ns", "fault_replay_ns",
 				"access_notifications", "maps_2m", "maps_64k", "pte_splits",
 				"fault_batches_parallel", "fault_groups_helped",
+				"fault_groups_deferred",
 			};
 
 			snprintf(path, sizeof(path), UVM_SYSFS_GPU_FMT, g, names[i]);

@@ -75,7 +75,7 @@ static const char *const gpu_counter_names[UVM_NL_GPU_COUNTER_COUNT] = {
 	"fault_overflows", "pages_in", "pages_out", "evictions", "faults_flushed",
 	"fault_fetch_ns", "fault_coalesce_ns", "fault_service_ns", "fault_replay_ns",
 	"access_notifications", "maps_2m", "maps_64k", "pte_splits",
-	"fault_batches_parallel", "fault_groups_helped",
+	"fault_batches_parallel", "fault_groups_helped", "fault_groups_deferred",
 };
 
 static const char *const event_names[] = {

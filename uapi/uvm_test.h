@@ -176,7 +176,33 @@ struct uvm_test_residency {
 	__u32 pad;
 };
 
+/* struct uvm_test_queue_gate::op */
+#define UVM_TEST_GATE_CLOSE	1
+#define UVM_TEST_GATE_OPEN	2
+
+/**
+ * struct uvm_test_queue_gate - hold the VA space's job queue at a fence
+ * @op:		(in) UVM_TEST_GATE_CLOSE: queue a job that runs until the
+ *		gates are opened, so that the jobs queued after it wait;
+ *		UVM_TEST_GATE_OPEN: open every gate closed so far
+ * @pad:	must be zero
+ * @fence:	(out) CLOSE: the fence of the gate's job (UVM_IOC_FENCE_WAIT)
+ * @reserved:	must be zero
+ *
+ * A gate's job ends when opened, or as any job stops: when the file is
+ * released or the process owning the VA space exits (-ECANCELED).  Tests
+ * use it to change memory between the ioctl that queues a job and the
+ * moment the job runs.
+ */
+struct uvm_test_queue_gate {
+	__u32 op;
+	__u32 pad;
+	__u64 fence;
+	__u64 reserved[2];
+};
+
 #define UVM_TEST_IOC_LAUNCH	_IOWR(UVM_IOC_MAGIC, 0x80, struct uvm_test_launch)
 #define UVM_TEST_IOC_RESIDENCY	_IOWR(UVM_IOC_MAGIC, 0x81, struct uvm_test_residency)
+#define UVM_TEST_IOC_QUEUE_GATE	_IOWR(UVM_IOC_MAGIC, 0x82, struct uvm_test_queue_gate)
 
 #endif /* _UAPI_UVM_TEST_H_ */
