@@ -1053,6 +1053,12 @@ again:
 	ret = 0;
 	for (i = 0; i < job->nboxes; i++) {
 		box = &job->boxes[i];
+		/* thousands of boxes, each maybe over thousands of VMM mappings */
+		if (i % UVM_COPY_QUIET_WINDOWS == UVM_COPY_QUIET_WINDOWS - 1 &&
+		    fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		weight += box->copies + (box->length >> PAGE_SHIFT);
 		ret = uvm_copy_side_classify(va_space, &box->dst, job->gpu, true, &hint[0]);
 		if (!ret && !box->dst.kind) {

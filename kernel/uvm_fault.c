@@ -145,12 +145,15 @@ struct uvm_fault_service;
  * @end:	index after the last
  * @nfatal:	faults of the group found fatal; written by the worker that
  *		serviced the group
+ * @deferred:	the group went to its VA space's deferred servicer whole;
+ *		written by that worker too
  */
 struct uvm_fault_group {
 	struct uvm_va_space *va_space;
 	u32 first;
 	u32 end;
 	u32 nfatal;
+	bool deferred;
 };
 
 struct uvm_fault_deferred;
@@ -434,10 +437,13 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 	u32 i, next, nfatal = w->nfatal;
 
 	grp->nfatal = 0;
+	grp->deferred = false;
 	if (w->svc->deferred) {
 		down_read(&va_space->lock);
 	} else if (!down_read_trylock(&va_space->lock)) {
-		if (uvm_fault_defer(w->svc, va_space, &e[grp->first], grp->end - grp->first))
+		grp->deferred = uvm_fault_defer(w->svc, va_space, &e[grp->first],
+						grp->end - grp->first);
+		if (grp->deferred)
 			return;
 		/* no memory to hand them over: wait, as the servicer would */
 		down_read(&va_space->lock);
@@ -536,15 +542,18 @@ static void uvm_fault_group_batch(struct uvm_fault_service *svc, u32 n,
  * uvm_fault_release_groups() - count a serviced batch in its VA spaces
  * @svc:	servicing state; its groups are dropped
  *
+ * Return: whether any group was serviced here (not all deferred).
+ *
  * The groups of one VA space are adjacent (one instance id per GPU and VA
  * space, and the batch is sorted by instance id); each VA space holds the
  * one reference uvm_fault_group_batch() took.  Each VA space gets one
  * fault-batch event with exactly what its counters got.
  */
-static void uvm_fault_release_groups(struct uvm_fault_service *svc)
+static bool uvm_fault_release_groups(struct uvm_fault_service *svc)
 {
 	struct uvm_va_space *va_space;
 	u32 g, i, first, end = 0, raw, fatal;
+	bool serviced = false;
 
 	for (g = 0; g < svc->ngroups;) {
 		va_space = svc->groups[g].va_space;
@@ -552,6 +561,7 @@ static void uvm_fault_release_groups(struct uvm_fault_service *svc)
 		for (fatal = 0; g < svc->ngroups && svc->groups[g].va_space == va_space; g++) {
 			end = svc->groups[g].end;
 			fatal += svc->groups[g].nfatal;
+			serviced |= !svc->groups[g].deferred;
 		}
 		if (svc->deferred) {
 			/* counted when the GPU's servicing fetched them */
@@ -570,6 +580,7 @@ static void uvm_fault_release_groups(struct uvm_fault_service *svc)
 		uvm_va_space_put(va_space);
 	}
 	svc->ngroups = 0;
+	return serviced;
 }
 
 static void uvm_fault_worker_free(struct uvm_fault_worker *w)
@@ -620,8 +631,11 @@ static u32 uvm_fault_workers_alloc(struct uvm_fault_service *svc, u32 want)
  * With more than one group and fault_service_threads above 1, helpers
  * service groups beside the GPU's work item, which waits for them holding
  * no lock (only references on the VA spaces).
+ *
+ * Return: whether any fault was serviced here, not all handed to deferred
+ * servicers (which replay themselves).
  */
-static void uvm_fault_service_batch(struct uvm_gpu *gpu,
+static bool uvm_fault_service_batch(struct uvm_gpu *gpu,
 				    struct uvm_fault_service *svc, u32 n)
 {
 	u32 threads = clamp_t(u32, uvm_param_get(&fault_service_threads), 1,
@@ -653,7 +667,7 @@ static void uvm_fault_service_batch(struct uvm_gpu *gpu,
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULT_BATCHES_PARALLEL, 1);
 		uvm_gpu_count_event(gpu, UVM_GPU_FAULT_GROUPS_HELPED, helped);
 	}
-	uvm_fault_release_groups(svc);
+	return uvm_fault_release_groups(svc);
 }
 
 /**
@@ -766,7 +780,7 @@ static void uvm_fault_service_work(struct work_struct *work)
 	struct uvm_gpu *gpu = container_of(work, struct uvm_gpu, fault_work);
 	struct uvm_fault_service *svc = gpu->fault;
 	u32 batch, fetched, unique, policy, fatal;
-	bool overflow, pending_replay = false;
+	bool overflow, serviced, pending_replay = false;
 	u64 t0, t1, t2, t3;
 
 	for (batch = 0; batch < UVM_FAULT_MAX_BATCHES_PER_PASS; batch++) {
@@ -782,16 +796,22 @@ static void uvm_fault_service_work(struct work_struct *work)
 		svc->batch_start = t0;
 		unique = uvm_fault_coalesce(svc, fetched);
 		t2 = ktime_get_ns();
-		uvm_fault_service_batch(gpu, svc, unique);
+		serviced = uvm_fault_service_batch(gpu, svc, unique);
 		fatal = uvm_fault_cancel_fatal(gpu, svc);
 		t3 = ktime_get_ns();
 		trace_uvm_fault_batch_serviced(gpu->index, fetched, fetched - unique,
 					       fatal, t3 - t0);
 		if (policy == UVM_REPLAY_BATCH_FLUSH)
 			uvm_fault_flush(gpu, svc);
-		if (policy == UVM_REPLAY_ONCE) {
+		/*
+		 * A batch all handed to deferred servicers needs no replay:
+		 * theirs comes when they are done, and one now would only have
+		 * the stalled accesses fault again at once, and again.
+		 */
+		serviced = serviced || fatal || overflow;
+		if (serviced && policy == UVM_REPLAY_ONCE) {
 			pending_replay = true;
-		} else {
+		} else if (serviced) {
 			/* Also after per-block replays: fatal and dropped faults. */
 			gpu->ops->fault_replay(gpu);
 			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);

@@ -149,10 +149,12 @@ static int uvm_test_residency(struct uvm_va_space *va_space, void *data)
  * @job:	the queue's part; weight 1
  * @ticket:	the gate's number: open once the VA space's opened count
  *		reaches it
+ * @hold_lock:	holds the VA space lock for reading while closed
  */
 struct uvm_test_gate_job {
 	struct uvm_job job;
 	u64 ticket;
+	bool hold_lock;
 };
 
 /* How often a closed gate looks whether its job must stop. */
@@ -162,12 +164,15 @@ static int uvm_test_gate_run(struct uvm_va_space *va_space, struct uvm_job *j)
 {
 	struct uvm_test_gate_job *gate = container_of(j, struct uvm_test_gate_job, job);
 	atomic64_t *opened = &va_space->test_gates_opened;
-	int ret;
+	int ret = 0;
 
+	/* on purpose: no yield to writers, the case fault servicing must survive */
+	if (gate->hold_lock)
+		down_read(&va_space->lock);
 	while (atomic64_read(opened) < gate->ticket) {
 		ret = uvm_queue_should_stop(&va_space->queue);
 		if (ret)
-			return ret;
+			break;
 		/* woken by OPEN and by the queue's cancellation; the owner's
 		 * exit is seen at the next poll */
 		wait_event_timeout(va_space->queue.wait,
@@ -175,7 +180,9 @@ static int uvm_test_gate_run(struct uvm_va_space *va_space, struct uvm_job *j)
 				   READ_ONCE(va_space->queue.cancelled),
 				   UVM_TEST_GATE_POLL);
 	}
-	return 0;
+	if (gate->hold_lock)
+		up_read(&va_space->lock);
+	return ret;
 }
 
 static void uvm_test_gate_free(struct uvm_job *j)
@@ -193,9 +200,12 @@ static int uvm_test_queue_gate(struct uvm_va_space *va_space, void *data)
 	struct uvm_test_queue_gate *args = data;
 	struct uvm_test_gate_job *gate;
 
-	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+	if ((args->flags & ~UVM_TEST_GATE_HOLD_LOCK) ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved)))
 		return -EINVAL;
 	if (args->op == UVM_TEST_GATE_OPEN) {
+		if (args->flags)
+			return -EINVAL;
 		atomic64_set(&va_space->test_gates_opened,
 			     atomic64_read(&va_space->test_gates_closed));
 		wake_up_all(&va_space->queue.wait);
@@ -208,6 +218,7 @@ static int uvm_test_queue_gate(struct uvm_va_space *va_space, void *data)
 		return -ENOMEM;
 	gate->job.ops = &uvm_test_gate_ops;
 	gate->job.weight = 1;
+	gate->hold_lock = args->flags & UVM_TEST_GATE_HOLD_LOCK;
 	gate->ticket = atomic64_inc_return(&va_space->test_gates_closed);
 	return uvm_queue_submit(&va_space->queue, &gate->job, false, &args->fence);
 }

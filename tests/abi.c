@@ -111,6 +111,19 @@ TEST(residency_layout)
 	ASSERT_EQ(2U, UVM_TEST_RESIDENCY_PTE_SIZES);
 }
 
+/* struct uvm_test_queue_gate: 32 bytes */
+TEST(queue_gate_layout)
+{
+	ASSERT_EQ(32, sizeof(struct uvm_test_queue_gate));
+	ASSERT_FIELD(struct uvm_test_queue_gate, op, 0, 4);
+	ASSERT_FIELD(struct uvm_test_queue_gate, flags, 4, 4);
+	ASSERT_FIELD(struct uvm_test_queue_gate, fence, 8, 8);
+	ASSERT_FIELD(struct uvm_test_queue_gate, reserved, 16, 16);
+	ASSERT_EQ(1U, UVM_TEST_GATE_CLOSE);
+	ASSERT_EQ(2U, UVM_TEST_GATE_OPEN);
+	ASSERT_EQ(1U, UVM_TEST_GATE_HOLD_LOCK);
+}
+
 /* Command numbers: _IOWR, magic 0xD5, the numbers and sizes above */
 TEST(ioctl_numbers)
 {
@@ -120,6 +133,7 @@ TEST(ioctl_numbers)
 	ASSERT_EQ(0xC010D502U, (unsigned int)UVM_IOC_GET_COUNTERS);
 	ASSERT_EQ(0xC050D580U, (unsigned int)UVM_TEST_IOC_LAUNCH);
 	ASSERT_EQ(0xC020D581U, (unsigned int)UVM_TEST_IOC_RESIDENCY);
+	ASSERT_EQ(0xC020D582U, (unsigned int)UVM_TEST_IOC_QUEUE_GATE);
 }
 
 /* Enumerations start at 1, counters keep their indices, limits as documented */
@@ -383,7 +397,8 @@ TEST(netlink_layout)
 	ASSERT_EQ(1, UVM_GENL_VERSION);
 	ASSERT_EQ(4, UVM_NL_CMD_MAX);
 	ASSERT_EQ(35, UVM_NL_A_MAX);
-	ASSERT_EQ(20, UVM_NL_GPU_COUNTER_COUNT);
+	ASSERT_EQ(21, UVM_NL_GPU_COUNTER_COUNT);
+	ASSERT_EQ(20, UVM_NL_GPU_FAULT_GROUPS_DEFERRED);
 	ASSERT_EQ(8, UVM_NL_CAUSE_MAX);
 	ASSERT_EQ(64, UVM_NL_RESIDENCY_CHUNK);
 }

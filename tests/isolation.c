@@ -36,7 +36,7 @@ static const unsigned long all_commands[] = {
 	UVM_IOC_MEM_CREATE, UVM_IOC_MEM_RELEASE, UVM_IOC_MEM_PROPS, UVM_IOC_MEM_EXPORT,
 	UVM_IOC_MEM_IMPORT, UVM_IOC_MEM_MAP, UVM_IOC_MEM_UNMAP, UVM_IOC_MEM_SET_ACCESS,
 	UVM_IOC_MEM_QUERY, UVM_IOC_COPY_3D, UVM_IOC_MEMSET_3D, UVM_IOC_COPY_BATCH,
-	UVM_TEST_IOC_LAUNCH, UVM_TEST_IOC_RESIDENCY,
+	UVM_TEST_IOC_LAUNCH, UVM_TEST_IOC_RESIDENCY, UVM_TEST_IOC_QUEUE_GATE,
 };
 
 FIXTURE(isolation) {
@@ -320,6 +320,7 @@ TEST_F(reuse, fresh_allocation_reads_zeros)
 TEST(test_ioctls_match_caps)
 {
 	struct uvm_test_residency res = { 0 };
+	struct uvm_test_queue_gate g = { 0 };
 	struct uvm_test_launch l = { 0 };
 	struct uvm_ioc_version ver;
 	int fd = uvm_open();
@@ -332,12 +333,14 @@ TEST(test_ioctls_match_caps)
 		/* present: they validate their arguments */
 		ASSERT_EQ(-EINVAL, uvm_ioctl(fd, UVM_TEST_IOC_LAUNCH, &l));
 		ASSERT_EQ(-EINVAL, uvm_ioctl(fd, UVM_TEST_IOC_RESIDENCY, &res));
+		ASSERT_EQ(-EINVAL, uvm_ioctl(fd, UVM_TEST_IOC_QUEUE_GATE, &g));
 	} else {
 		ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, UVM_TEST_IOC_LAUNCH, &l));
 		ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, UVM_TEST_IOC_RESIDENCY, &res));
+		ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, UVM_TEST_IOC_QUEUE_GATE, &g));
 	}
 	/* past the end of either table: unknown */
-	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x82, struct uvm_test_launch), &l));
+	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x83, struct uvm_test_launch), &l));
 	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x18, struct uvm_test_launch), &l));
 	close(fd);
 }

@@ -21,6 +21,9 @@
  *    (uvm_map_skewed()), uvm_host_register()/uvm_host_unregister(),
  *    uvm_copy(), uvm_memset(), the pin count of the system
  *    (uvm_pins_outstanding()) and ASSERT_BYTES();
+ *  - virtual memory management (API 1.3): allocations, reservations,
+ *    mappings, access, export/import (uvm_mem_*(), uvm_reserve()); the
+ *    queue gate of the test ioctls (uvm_queue_gate());
  *  - process and thread helpers: run a function in a fork child and report
  *    how it ended, wait until a thread is blocked inside an ioctl;
  *  - pageable memory (HMM): capability checks, residency of pageable pages
@@ -1297,6 +1300,100 @@ static inline long uvm_bytes_differ(const void *got, const void *want, uint64_t 
 
 /* ASSERT that the @len bytes at @got are exactly those at @want. */
 #define ASSERT_BYTES(got, want, len) do {						const uint8_t *__g = (const uint8_t *)(got), *__w = (const uint8_t *)(want); 	long __at = uvm_bytes_differ(__g, __w, (len));					ASSERT_EQ(-1, __at) {									TH_LOG("byte %ld of %llu differs: %#x, want %#x", __at,				       (unsigned long long)(len), __g[__at], __w[__at]);		}									} while (0)
+
+/* Virtual memory management (API 1.3) */
+
+/* UVM_IOC_MEM_CREATE of @size bytes at @loc; *@handle (may be NULL) gets the handle. */
+static inline int uvm_mem_create(int fd, uint64_t size, struct uvm_location loc,
+				 uint32_t types, uint64_t *handle)
+{
+	struct uvm_ioc_mem_create c = { .size = size, .location = loc,
+					.handle_types = types };
+	int ret = uvm_ioctl(fd, UVM_IOC_MEM_CREATE, &c);
+
+	if (handle)
+		*handle = ret ? 0 : c.handle;
+	return ret;
+}
+
+static inline int uvm_mem_release(int fd, uint64_t handle)
+{
+	struct uvm_ioc_mem_release r = { .handle = handle };
+
+	return uvm_ioctl(fd, UVM_IOC_MEM_RELEASE, &r);
+}
+
+static inline int uvm_mem_map(int fd, const void *addr, uint64_t size, uint64_t offset,
+			      uint64_t handle)
+{
+	struct uvm_ioc_mem_map m = { .address = (uintptr_t)addr, .size = size,
+				     .offset = offset, .handle = handle };
+
+	return uvm_ioctl(fd, UVM_IOC_MEM_MAP, &m);
+}
+
+static inline int uvm_mem_unmap(int fd, const void *addr, uint64_t size)
+{
+	struct uvm_ioc_mem_unmap u = { .address = (uintptr_t)addr, .size = size };
+
+	return uvm_ioctl(fd, UVM_IOC_MEM_UNMAP, &u);
+}
+
+/* UVM_IOC_MEM_SET_ACCESS of one processor over [addr, +size). */
+static inline int uvm_mem_set_access(int fd, const void *addr, uint64_t size,
+				     struct uvm_location loc, uint32_t prot)
+{
+	struct uvm_mem_access d = { .location = loc, .prot = prot };
+	struct uvm_ioc_mem_set_access s = { .address = (uintptr_t)addr, .size = size,
+					    .descs_ptr = (uintptr_t)&d, .count = 1 };
+
+	return uvm_ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &s);
+}
+
+/* UVM_IOC_MEM_EXPORT as a descriptor: the descriptor or -errno. */
+static inline int uvm_mem_export(int fd, uint64_t handle)
+{
+	struct uvm_ioc_mem_export e = { .handle = handle,
+					.handle_type = UVM_MEM_HANDLE_FD };
+	int ret = uvm_ioctl(fd, UVM_IOC_MEM_EXPORT, &e);
+
+	return ret ? ret : e.fd;
+}
+
+static inline int uvm_mem_import(int fd, int shared, uint64_t *handle)
+{
+	struct uvm_ioc_mem_import i = { .fd = shared };
+	int ret = uvm_ioctl(fd, UVM_IOC_MEM_IMPORT, &i);
+
+	*handle = ret ? 0 : i.handle;
+	return ret;
+}
+
+/* A reservation of @len bytes on a 2 MiB boundary; MAP_FAILED on error. */
+static inline uint8_t *uvm_reserve(int fd, uint64_t len)
+{
+	return uvm_map_skewed(len, 0, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			      UVM_MMAP_RESERVE);
+}
+
+/*
+ * UVM_TEST_IOC_QUEUE_GATE: CLOSE (*@fence, may be NULL, gets its fence) or
+ * OPEN; @flags UVM_TEST_GATE_* of CLOSE.
+ */
+static inline int uvm_queue_gate_flags(int fd, uint32_t op, uint32_t flags, uint64_t *fence)
+{
+	struct uvm_test_queue_gate g = { .op = op, .flags = flags };
+	int ret = uvm_ioctl(fd, UVM_TEST_IOC_QUEUE_GATE, &g);
+
+	if (fence)
+		*fence = g.fence;
+	return ret;
+}
+
+static inline int uvm_queue_gate(int fd, uint32_t op, uint64_t *fence)
+{
+	return uvm_queue_gate_flags(fd, op, 0, fence);
+}
 
 /* Processes and threads */
 

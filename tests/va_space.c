@@ -348,7 +348,7 @@ TEST_F(va_space, counters_flags)
 TEST_F(va_space, unknown_command)
 {
 	uint8_t buf[256] = {};
-	static const unsigned int nrs[] = { 0x18, 0x20, 0x7f, 0x82, 0xbf, 0xc0, 0xff };
+	static const unsigned int nrs[] = { 0x18, 0x20, 0x7f, 0x83, 0xbf, 0xc0, 0xff };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
@@ -556,6 +556,12 @@ static void fill_launch(struct uvm_dev *dev, struct ioctl_args *a)
 	l->num_ops = 1;
 }
 
+static void fill_queue_gate(struct uvm_dev *dev, struct ioctl_args *a)
+{
+	(void)dev;
+	((struct uvm_test_queue_gate *)a->buf)->op = UVM_TEST_GATE_OPEN;
+}
+
 static void fill_residency(struct uvm_dev *dev, struct ioctl_args *a)
 {
 	struct uvm_test_residency *r = (void *)a->buf;
@@ -674,6 +680,13 @@ FIXTURE_VARIANT_ADD(ioctl, residency) {
 	.fill = fill_residency,
 	/* pad; flags has UVM_TEST_RESIDENCY_PAGEABLE (unknown flags: hmm.c) */
 	.zero_fields = { 28 },
+};
+
+FIXTURE_VARIANT_ADD(ioctl, queue_gate) {
+	.cmd = UVM_TEST_IOC_QUEUE_GATE,
+	.test_ioctl = true,
+	.fill = fill_queue_gate,
+	.zero_fields = { 4, 16, 28 },		/* flags (OPEN), reserved[0], [1] high */
 };
 
 FIXTURE_VARIANT_ADD(ioctl, mem_create) {

@@ -23,51 +23,6 @@
 
 /* Helpers */
 
-static int mem_create(int fd, uint64_t size, struct uvm_location loc,
-		      uint32_t types, uint64_t *handle)
-{
-	struct uvm_ioc_mem_create c = { .size = size, .location = loc,
-					.handle_types = types };
-	int ret = uvm_ioctl(fd, UVM_IOC_MEM_CREATE, &c);
-
-	if (handle)
-		*handle = ret ? 0 : c.handle;
-	return ret;
-}
-
-static int mem_release(int fd, uint64_t handle)
-{
-	struct uvm_ioc_mem_release r = { .handle = handle };
-
-	return uvm_ioctl(fd, UVM_IOC_MEM_RELEASE, &r);
-}
-
-static int mem_map(int fd, const void *addr, uint64_t size, uint64_t offset,
-		   uint64_t handle)
-{
-	struct uvm_ioc_mem_map m = { .address = (uintptr_t)addr, .size = size,
-				     .offset = offset, .handle = handle };
-
-	return uvm_ioctl(fd, UVM_IOC_MEM_MAP, &m);
-}
-
-static int mem_unmap(int fd, const void *addr, uint64_t size)
-{
-	struct uvm_ioc_mem_unmap u = { .address = (uintptr_t)addr, .size = size };
-
-	return uvm_ioctl(fd, UVM_IOC_MEM_UNMAP, &u);
-}
-
-static int mem_access(int fd, const void *addr, uint64_t size,
-		      struct uvm_location loc, uint32_t prot)
-{
-	struct uvm_mem_access d = { .location = loc, .prot = prot };
-	struct uvm_ioc_mem_set_access s = { .address = (uintptr_t)addr, .size = size,
-					    .descs_ptr = (uintptr_t)&d, .count = 1 };
-
-	return uvm_ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &s);
-}
-
 static int mem_query(int fd, const void *addr, uint32_t flags,
 		     struct uvm_ioc_mem_query *q)
 {
@@ -75,31 +30,6 @@ static int mem_query(int fd, const void *addr, uint32_t flags,
 	q->address = (uintptr_t)addr;
 	q->flags = flags;
 	return uvm_ioctl(fd, UVM_IOC_MEM_QUERY, q);
-}
-
-static int mem_export(int fd, uint64_t handle)
-{
-	struct uvm_ioc_mem_export e = { .handle = handle,
-					.handle_type = UVM_MEM_HANDLE_FD };
-	int ret = uvm_ioctl(fd, UVM_IOC_MEM_EXPORT, &e);
-
-	return ret ? ret : e.fd;
-}
-
-static int mem_import(int fd, int shared, uint64_t *handle)
-{
-	struct uvm_ioc_mem_import i = { .fd = shared };
-	int ret = uvm_ioctl(fd, UVM_IOC_MEM_IMPORT, &i);
-
-	*handle = ret ? 0 : i.handle;
-	return ret;
-}
-
-/* A reservation of @len bytes on a 2 MiB boundary; MAP_FAILED on error. */
-static uint8_t *reserve(int fd, uint64_t len)
-{
-	return uvm_map_skewed(len, 0, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			      UVM_MMAP_RESERVE);
 }
 
 /* Pattern-write [addr, +len) on @gpu: 0 or the launch's -errno. */
@@ -179,22 +109,22 @@ TEST_F(vmm, create_bad_input)
 	struct uvm_ioc_mem_create c;
 	uint64_t h;
 
-	EXPECT_EQ(-EINVAL, mem_create(fd, 0, UVM_LOC_GPU(0), 0, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, 4096, UVM_LOC_GPU(0), 0, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G + 4096, UVM_LOC_GPU(0), 0, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G, UVM_LOC_INVALID, 0, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G, UVM_LOC_NUMA_CURRENT, 0, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G, uvm_loc(99, 0), 0, &h));
-	EXPECT_EQ(-ENODEV, mem_create(fd, G, UVM_LOC_GPU(99), 0, &h));
-	EXPECT_EQ(-ENODEV, mem_create(fd, G, UVM_LOC_GPU(-1), 0, &h));
-	EXPECT_EQ(-ENODEV, mem_create(fd, G, UVM_LOC_NUMA(4096), 0, &h));
-	EXPECT_EQ(-ENODEV, mem_create(fd, G, UVM_LOC_NUMA(-1), 0, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G, UVM_LOC_GPU(0), 2, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G, UVM_LOC_GPU(0), 8, &h));
-	EXPECT_EQ(-EINVAL, mem_create(fd, G, UVM_LOC_HOST, UVM_MEM_HANDLE_FD, &h));
-	EXPECT_EQ(-ENOMEM, mem_create(fd, 1ULL << 40, UVM_LOC_GPU(0), 0, &h));
-	EXPECT_EQ(-ENOMEM, mem_create(fd, 1ULL << 50, UVM_LOC_HOST, 0, &h));
-	EXPECT_EQ(-ENOMEM, mem_create(fd, ~(G - 1), UVM_LOC_GPU(0), 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, 0, UVM_LOC_GPU(0), 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, 4096, UVM_LOC_GPU(0), 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G + 4096, UVM_LOC_GPU(0), 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G, UVM_LOC_INVALID, 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G, UVM_LOC_NUMA_CURRENT, 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G, uvm_loc(99, 0), 0, &h));
+	EXPECT_EQ(-ENODEV, uvm_mem_create(fd, G, UVM_LOC_GPU(99), 0, &h));
+	EXPECT_EQ(-ENODEV, uvm_mem_create(fd, G, UVM_LOC_GPU(-1), 0, &h));
+	EXPECT_EQ(-ENODEV, uvm_mem_create(fd, G, UVM_LOC_NUMA(4096), 0, &h));
+	EXPECT_EQ(-ENODEV, uvm_mem_create(fd, G, UVM_LOC_NUMA(-1), 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G, UVM_LOC_GPU(0), 2, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G, UVM_LOC_GPU(0), 8, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_create(fd, G, UVM_LOC_HOST, UVM_MEM_HANDLE_FD, &h));
+	EXPECT_EQ(-ENOMEM, uvm_mem_create(fd, 1ULL << 40, UVM_LOC_GPU(0), 0, &h));
+	EXPECT_EQ(-ENOMEM, uvm_mem_create(fd, 1ULL << 50, UVM_LOC_HOST, 0, &h));
+	EXPECT_EQ(-ENOMEM, uvm_mem_create(fd, ~(G - 1), UVM_LOC_GPU(0), 0, &h));
 
 	memset(&c, 0, sizeof(c));
 	c.size = G;
@@ -237,8 +167,8 @@ TEST_F(vmm, create_more_than_available)
 
 	ASSERT_LT(avail + 2 * G, total);
 	t0 = uvm_now_ms();
-	EXPECT_EQ(-ENOMEM, mem_create(self->dev.fd, size, UVM_LOC_HOST, 0, &h));
-	EXPECT_EQ(-ENOMEM, mem_create(self->dev.fd, size, UVM_LOC_NUMA(0), 0, &h));
+	EXPECT_EQ(-ENOMEM, uvm_mem_create(self->dev.fd, size, UVM_LOC_HOST, 0, &h));
+	EXPECT_EQ(-ENOMEM, uvm_mem_create(self->dev.fd, size, UVM_LOC_NUMA(0), 0, &h));
 	EXPECT_GT(2000, uvm_now_ms() - t0);
 	/* and nothing was kept */
 	EXPECT_LE(avail - 64 * UVM_MIB, meminfo_kib("MemAvailable") << 10);
@@ -250,8 +180,8 @@ TEST_F(vmm, create_props_release)
 	struct uvm_ioc_mem_props p = { 0 };
 	uint64_t h, h2;
 
-	ASSERT_EQ(0, mem_create(fd, 3 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &h));
-	ASSERT_EQ(0, mem_create(fd, G, UVM_LOC_GPU(1), 0, &h2));
+	ASSERT_EQ(0, uvm_mem_create(fd, 3 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd, G, UVM_LOC_GPU(1), 0, &h2));
 	EXPECT_NE(h, h2);
 	EXPECT_NE(0, h);
 	EXPECT_EQ(self->used0[1] + 4 * G, uvm_vidmem_used(fd, 1));
@@ -272,12 +202,12 @@ TEST_F(vmm, create_props_release)
 	p.handle = 1ULL << 40;
 	EXPECT_EQ(-ENOENT, uvm_ioctl(fd, UVM_IOC_MEM_PROPS, &p));
 
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(-ENOENT, mem_release(fd, h));
-	EXPECT_EQ(-ENOENT, mem_release(fd, 0));
-	EXPECT_EQ(-ENOENT, mem_release(fd, ~0ULL));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(-ENOENT, uvm_mem_release(fd, h));
+	EXPECT_EQ(-ENOENT, uvm_mem_release(fd, 0));
+	EXPECT_EQ(-ENOENT, uvm_mem_release(fd, ~0ULL));
 	EXPECT_EQ(self->used0[1] + G, uvm_vidmem_used(fd, 1));
-	EXPECT_EQ(0, mem_release(fd, h2));
+	EXPECT_EQ(0, uvm_mem_release(fd, h2));
 	EXPECT_EQ(self->used0[1], uvm_vidmem_used(fd, 1));
 }
 
@@ -291,7 +221,7 @@ static void *slow_create(void *arg)
 {
 	struct slow_create *c = arg;
 
-	c->ret = mem_create(c->fd, G, UVM_LOC_HOST, 0, &c->handle);
+	c->ret = uvm_mem_create(c->fd, G, UVM_LOC_HOST, 0, &c->handle);
 	return NULL;
 }
 
@@ -311,7 +241,7 @@ TEST_F_TIMEOUT(vmm, create_does_not_hold_the_lock, 120)
 
 	if (access(UVM_PARAM_DIR "mem_create_pause_ms", W_OK))
 		UVM_SKIP("no mem_create_pause_ms (a production build)");
-	ASSERT_EQ(0, mem_create(c.fd, G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_mem_create(c.fd, G, UVM_LOC_GPU(0), 0, &h));
 	ASSERT_EQ(0, uvm_param_write("mem_create_pause_ms", "3000"));
 	start = uvm_now_ms();
 	ASSERT_EQ(0, pthread_create(&t, NULL, slow_create, &c));
@@ -319,7 +249,7 @@ TEST_F_TIMEOUT(vmm, create_does_not_hold_the_lock, 120)
 	p.handle = h;
 	EXPECT_EQ(0, uvm_ioctl(c.fd, UVM_IOC_MEM_PROPS, &p));
 	EXPECT_EQ(G, p.size);
-	EXPECT_EQ(0, mem_release(c.fd, h));
+	EXPECT_EQ(0, uvm_mem_release(c.fd, h));
 	during = uvm_now_ms() - start;
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	total = uvm_now_ms() - start;
@@ -331,7 +261,7 @@ TEST_F_TIMEOUT(vmm, create_does_not_hold_the_lock, 120)
 	p.handle = c.handle;
 	EXPECT_EQ(0, uvm_ioctl(c.fd, UVM_IOC_MEM_PROPS, &p));
 	EXPECT_EQ(UVM_LOCATION_HOST, p.location.type);
-	EXPECT_EQ(0, mem_release(c.fd, c.handle));
+	EXPECT_EQ(0, uvm_mem_release(c.fd, c.handle));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(c.fd, 0));
 }
 
@@ -339,33 +269,33 @@ TEST_F(vmm, zeroed_and_full_gpu)
 {
 	int fd = self->dev.fd;
 	uint64_t h[40], n, size = 8 * G;
-	uint8_t *r = reserve(fd, size);
+	uint8_t *r = uvm_reserve(fd, size);
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
 	/* Dirty vidmem, free it, allocate again: it must read as zeros. */
-	ASSERT_EQ(0, mem_create(fd, size, UVM_LOC_GPU(0), 0, &h[0]));
-	ASSERT_EQ(0, mem_map(fd, r, size, 0, h[0]));
-	ASSERT_EQ(0, mem_access(fd, r, size, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_create(fd, size, UVM_LOC_GPU(0), 0, &h[0]));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, size, 0, h[0]));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, size, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, gpu_write(fd, 0, r, size, 0x77));
-	ASSERT_EQ(0, mem_unmap(fd, r, size));
-	ASSERT_EQ(0, mem_release(fd, h[0]));
-	ASSERT_EQ(0, mem_create(fd, size, UVM_LOC_GPU(0), 0, &h[0]));
-	ASSERT_EQ(0, mem_map(fd, r, size, 0, h[0]));
-	ASSERT_EQ(0, mem_access(fd, r, size, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_unmap(fd, r, size));
+	ASSERT_EQ(0, uvm_mem_release(fd, h[0]));
+	ASSERT_EQ(0, uvm_mem_create(fd, size, UVM_LOC_GPU(0), 0, &h[0]));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, size, 0, h[0]));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, size, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
 	EXPECT_EQ(size / 8, gpu_check(fd, 0, r, size, 0x77, &err));
 	EXPECT_EQ(0, err);
-	EXPECT_EQ(0, mem_unmap(fd, r, size));
-	EXPECT_EQ(0, mem_release(fd, h[0]));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, r, size));
+	EXPECT_EQ(0, uvm_mem_release(fd, h[0]));
 
 	/* Fill GPU 0 (64 MiB) with 2 MiB allocations: the next is -ENOMEM. */
 	for (n = 0; n < 40; n++)
-		if (mem_create(fd, G, UVM_LOC_GPU(0), 0, &h[n]))
+		if (uvm_mem_create(fd, G, UVM_LOC_GPU(0), 0, &h[n]))
 			break;
 	EXPECT_GT(40, n);
-	EXPECT_EQ(-ENOMEM, mem_create(fd, G, UVM_LOC_GPU(0), 0, NULL));
+	EXPECT_EQ(-ENOMEM, uvm_mem_create(fd, G, UVM_LOC_GPU(0), 0, NULL));
 	while (n--)
-		EXPECT_EQ(0, mem_release(fd, h[n]));
+		EXPECT_EQ(0, uvm_mem_release(fd, h[n]));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 	munmap(r, size);
 }
@@ -375,7 +305,7 @@ TEST_F(vmm, zeroed_and_full_gpu)
 TEST_F(vmm, reservation_is_whole)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 4 * G);
+	uint8_t *r = uvm_reserve(fd, 4 * G);
 	struct uvm_ioc_mem_query q;
 
 	ASSERT_NE(MAP_FAILED, r);
@@ -410,24 +340,24 @@ TEST_F(vmm, reservation_is_whole)
 TEST_F(vmm, map_bad_input)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 8 * G), *r2 = reserve(fd, 2 * G);
+	uint8_t *r = uvm_reserve(fd, 8 * G), *r2 = uvm_reserve(fd, 2 * G);
 	struct uvm_ioc_mem_map m;
 	uint64_t h;
 
 	ASSERT_NE(MAP_FAILED, r);
 	ASSERT_NE(MAP_FAILED, r2);
-	ASSERT_EQ(0, mem_create(fd, 4 * G, UVM_LOC_GPU(0), 0, &h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r + 4096, G, 0, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r, G + 4096, 0, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r, 0, 0, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r, G, 4096, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r, 4 * G, G, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r, 2 * G, ~(G - 1), h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r + 6 * G, 4 * G, 0, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, r2 + 2 * G, G, 0, h));
-	EXPECT_EQ(-EINVAL, mem_map(fd, (void *)(~0ULL - G + 1), 2 * G, 0, h));
-	EXPECT_EQ(-ENOENT, mem_map(fd, r, G, 0, 0));
-	EXPECT_EQ(-ENOENT, mem_map(fd, r, G, 0, h + 1000));
+	ASSERT_EQ(0, uvm_mem_create(fd, 4 * G, UVM_LOC_GPU(0), 0, &h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r + 4096, G, 0, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r, G + 4096, 0, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r, 0, 0, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r, G, 4096, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r, 4 * G, G, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r, 2 * G, ~(G - 1), h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r + 6 * G, 4 * G, 0, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, r2 + 2 * G, G, 0, h));
+	EXPECT_EQ(-EINVAL, uvm_mem_map(fd, (void *)(~0ULL - G + 1), 2 * G, 0, h));
+	EXPECT_EQ(-ENOENT, uvm_mem_map(fd, r, G, 0, 0));
+	EXPECT_EQ(-ENOENT, uvm_mem_map(fd, r, G, 0, h + 1000));
 	memset(&m, 0, sizeof(m));
 	m.address = (uintptr_t)r;
 	m.size = G;
@@ -439,13 +369,13 @@ TEST_F(vmm, map_bad_input)
 	EXPECT_EQ(-EINVAL, uvm_ioctl(fd, UVM_IOC_MEM_MAP, &m));
 
 	/* Partial mappings at any offset; overlaps refused. */
-	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 2 * G, h));
-	EXPECT_EQ(-EEXIST, mem_map(fd, r + 3 * G, G, 0, h));
-	EXPECT_EQ(-EEXIST, mem_map(fd, r, 4 * G, 0, h));
-	EXPECT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
-	EXPECT_EQ(0, mem_map(fd, r + 4 * G, 4 * G, 0, h));
-	EXPECT_EQ(0, mem_unmap(fd, r, 8 * G));
-	EXPECT_EQ(0, mem_release(fd, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 2 * G, 2 * G, 2 * G, h));
+	EXPECT_EQ(-EEXIST, uvm_mem_map(fd, r + 3 * G, G, 0, h));
+	EXPECT_EQ(-EEXIST, uvm_mem_map(fd, r, 4 * G, 0, h));
+	EXPECT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, h));
+	EXPECT_EQ(0, uvm_mem_map(fd, r + 4 * G, 4 * G, 0, h));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, r, 8 * G));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 	munmap(r, 8 * G);
 	munmap(r2, 2 * G);
@@ -454,7 +384,7 @@ TEST_F(vmm, map_bad_input)
 TEST_F(vmm, access_by_launch)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 8 * G), *a = r + 2 * G;
+	uint8_t *r = uvm_reserve(fd, 8 * G), *a = r + 2 * G;
 	struct uvm_test_launch l;
 	struct uvm_test_gpu_op op;
 	struct uvm_ioc_mem_query q;
@@ -462,15 +392,15 @@ TEST_F(vmm, access_by_launch)
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, 4 * G, UVM_LOC_GPU(0), 0, &h));
-	ASSERT_EQ(0, mem_map(fd, a, 4 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_create(fd, 4 * G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_mem_map(fd, a, 4 * G, 0, h));
 
 	/* Mappings start with no access: a GPU access is fatal. */
 	op = uvm_op_read(a + 4096, 8, 8, NULL);
 	EXPECT_EQ(-EREMOTEIO, uvm_launch(fd, 0, 1, &op, 1, &l));
 	EXPECT_EQ((uintptr_t)a + 4096, l.fault_address);
 
-	ASSERT_EQ(0, mem_access(fd, a, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, a, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, mem_query(fd, a + G, 0, &q));
 	EXPECT_EQ(UVM_GPU_BIT(0), q.read_mask);
 	EXPECT_EQ(UVM_GPU_BIT(0), q.write_mask);
@@ -484,7 +414,7 @@ TEST_F(vmm, access_by_launch)
 	/* GPU 1 (a peer) has nothing until given read access. */
 	op = uvm_op_read(a, 8, 8, NULL);
 	EXPECT_EQ(-EREMOTEIO, uvm_launch(fd, 1, 1, &op, 1, NULL));
-	ASSERT_EQ(0, mem_access(fd, a + 2 * G, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, a + 2 * G, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ));
 	EXPECT_EQ(0, gpu_check(fd, 1, a + 2 * G, 2 * G, 0x1234, &err));
 	EXPECT_EQ(0, err);
 	op = uvm_op_read(a, 8, 8, NULL);
@@ -494,11 +424,11 @@ TEST_F(vmm, access_by_launch)
 	EXPECT_EQ(UVM_TEST_OP_WRITE, l.fault_access);
 
 	/* Lowered to read-only, then none, on GPU 0: in force at once. */
-	ASSERT_EQ(0, mem_access(fd, a, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, a, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
 	op = uvm_op_pattern(a + G, 64, 2);
 	EXPECT_EQ(-EREMOTEIO, uvm_launch(fd, 0, 1, &op, 1, NULL));
 	EXPECT_EQ(0, gpu_check(fd, 0, a, 4 * G, 0x1234, &err));
-	ASSERT_EQ(0, mem_access(fd, a, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_NONE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, a, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_NONE));
 	op = uvm_op_read(a + G, 8, 8, NULL);
 	EXPECT_EQ(-EREMOTEIO, uvm_launch(fd, 0, 1, &op, 1, NULL));
 	EXPECT_EQ(0, gpu_check(fd, 0, a + 2 * G, 2 * G, 0x1234, &err));
@@ -508,10 +438,10 @@ TEST_F(vmm, access_by_launch)
 	EXPECT_EQ(UVM_GPU_BIT(0) | UVM_GPU_BIT(1), q.read_mask);
 	EXPECT_EQ(0, q.write_mask);
 
-	EXPECT_EQ(0, mem_unmap(fd, a, 4 * G));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, a, 4 * G));
 	op = uvm_op_read(a + 3 * G, 8, 8, NULL);
 	EXPECT_EQ(-EREMOTEIO, uvm_launch(fd, 1, 1, &op, 1, NULL));
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 	munmap(r, 8 * G);
 }
@@ -519,23 +449,23 @@ TEST_F(vmm, access_by_launch)
 TEST_F(vmm, set_access_bad_input)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 8 * G);
+	uint8_t *r = uvm_reserve(fd, 8 * G);
 	struct uvm_mem_access d[UVM_MEM_MAX_ACCESS_DESCS + 1] = { 0 };
 	struct uvm_ioc_mem_set_access s;
 	struct uvm_ioc_mem_query q;
 	uint64_t h;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(0), 0, &h));
-	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd, r + 4 * G, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 2 * G, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 4 * G, 2 * G, 0, h));
 
 	/* Holes, unaligned spans, outside reservations. */
-	EXPECT_EQ(-EINVAL, mem_access(fd, r, 4 * G, UVM_LOC_GPU(0), 3));
-	EXPECT_EQ(-EINVAL, mem_access(fd, r + 2 * G, 6 * G, UVM_LOC_GPU(0), 3));
-	EXPECT_EQ(-EINVAL, mem_access(fd, r + 2 * G + 4096, G, UVM_LOC_GPU(0), 3));
-	EXPECT_EQ(-EINVAL, mem_access(fd, r + 2 * G, 0, UVM_LOC_GPU(0), 3));
-	EXPECT_EQ(-EINVAL, mem_access(fd, r + 8 * G, G, UVM_LOC_GPU(0), 3));
+	EXPECT_EQ(-EINVAL, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_GPU(0), 3));
+	EXPECT_EQ(-EINVAL, uvm_mem_set_access(fd, r + 2 * G, 6 * G, UVM_LOC_GPU(0), 3));
+	EXPECT_EQ(-EINVAL, uvm_mem_set_access(fd, r + 2 * G + 4096, G, UVM_LOC_GPU(0), 3));
+	EXPECT_EQ(-EINVAL, uvm_mem_set_access(fd, r + 2 * G, 0, UVM_LOC_GPU(0), 3));
+	EXPECT_EQ(-EINVAL, uvm_mem_set_access(fd, r + 8 * G, G, UVM_LOC_GPU(0), 3));
 
 	/* Entries: validated whole, the offending one reported. */
 	d[0] = (struct uvm_mem_access){ .location = UVM_LOC_GPU(0), .prot = 3 };
@@ -584,30 +514,30 @@ TEST_F(vmm, set_access_bad_input)
 	EXPECT_EQ(UVM_GPU_BIT(0) | UVM_GPU_BIT(1), q.read_mask);
 	EXPECT_EQ(0, q.write_mask);
 
-	EXPECT_EQ(0, mem_unmap(fd, r, 8 * G));
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, r, 8 * G));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	munmap(r, 8 * G);
 }
 
 TEST_F(vmm, alias_and_unmap_spans)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 16 * G), *r2 = reserve(fd, 2 * G);
+	uint8_t *r = uvm_reserve(fd, 16 * G), *r2 = uvm_reserve(fd, 2 * G);
 	struct uvm_ioc_mem_query q;
 	uint64_t h;
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
 	ASSERT_NE(MAP_FAILED, r2);
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(1), 0, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(1), 0, &h));
 	/* One allocation at four addresses in two reservations. */
-	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd, r + 6 * G, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd, r2, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
-	ASSERT_EQ(0, mem_access(fd, r2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE));
-	ASSERT_EQ(0, mem_access(fd, r + 6 * G, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 2 * G, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 6 * G, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r2, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r + 6 * G, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ));
 
 	/* Written at r2 by GPU 1, read at r + 2 MiB by GPU 0 and r + 6 MiB by GPU 1. */
 	ASSERT_EQ(0, gpu_write(fd, 1, r2, 2 * G, 0xabc));
@@ -617,12 +547,12 @@ TEST_F(vmm, alias_and_unmap_spans)
 	EXPECT_EQ(0, err);
 
 	/* Unmapping: a cut is refused, a hole alone is -ENOENT. */
-	EXPECT_EQ(-EINVAL, mem_unmap(fd, r, G));
-	EXPECT_EQ(-EINVAL, mem_unmap(fd, r + G, 2 * G));
-	EXPECT_EQ(-ENOENT, mem_unmap(fd, r + 4 * G, 2 * G));
-	EXPECT_EQ(-EINVAL, mem_unmap(fd, r + 4 * G, 14 * G));
+	EXPECT_EQ(-EINVAL, uvm_mem_unmap(fd, r, G));
+	EXPECT_EQ(-EINVAL, uvm_mem_unmap(fd, r + G, 2 * G));
+	EXPECT_EQ(-ENOENT, uvm_mem_unmap(fd, r + 4 * G, 2 * G));
+	EXPECT_EQ(-EINVAL, uvm_mem_unmap(fd, r + 4 * G, 14 * G));
 	/* One span, two mappings and a hole. */
-	EXPECT_EQ(0, mem_unmap(fd, r + 2 * G, 6 * G));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, r + 2 * G, 6 * G));
 	ASSERT_EQ(0, mem_query(fd, r + 2 * G, 0, &q));
 	EXPECT_EQ(0, q.mapping_size);
 	ASSERT_EQ(0, mem_query(fd, r + 7 * G, 0, &q));
@@ -636,7 +566,7 @@ TEST_F(vmm, alias_and_unmap_spans)
 	EXPECT_EQ(-EREMOTEIO, err);
 
 	/* The reservation's munmap frees the rest. */
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	EXPECT_EQ(self->used0[1] + 2 * G, uvm_vidmem_used(fd, 1));
 	munmap(r, 16 * G);
 	EXPECT_EQ(self->used0[1] + 2 * G, uvm_vidmem_used(fd, 1));
@@ -647,24 +577,24 @@ TEST_F(vmm, alias_and_unmap_spans)
 TEST_F(vmm, release_while_mapped_and_retain)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 4 * G);
+	uint8_t *r = uvm_reserve(fd, 4 * G);
 	struct uvm_ioc_mem_query q;
 	struct uvm_ioc_mem_props p = { 0 };
 	uint64_t h;
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, 4 * G, UVM_LOC_GPU(0), 0, &h));
-	ASSERT_EQ(0, mem_map(fd, r, 4 * G, 0, h));
-	ASSERT_EQ(0, mem_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_create(fd, 4 * G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 4 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, gpu_write(fd, 0, r, 4 * G, 5));
 
 	/* Retain through an interior address: the same handle, one more ref. */
 	ASSERT_EQ(0, mem_query(fd, r + 3 * G + 17, UVM_MEM_QUERY_RETAIN, &q));
 	EXPECT_EQ(h, q.handle);
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(-ENOENT, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(-ENOENT, uvm_mem_release(fd, h));
 
 	/* Released, still mapped: the memory is there and still in use. */
 	EXPECT_EQ(self->used0[0] + 4 * G, uvm_vidmem_used(fd, 0));
@@ -677,9 +607,9 @@ TEST_F(vmm, release_while_mapped_and_retain)
 	ASSERT_EQ(0, mem_query(fd, r, UVM_MEM_QUERY_RETAIN, &q));
 	EXPECT_EQ(h, q.handle);
 	EXPECT_EQ(0, uvm_ioctl(fd, UVM_IOC_MEM_PROPS, &p));
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 
-	EXPECT_EQ(0, mem_unmap(fd, r, 4 * G));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, r, 4 * G));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 	munmap(r, 4 * G);
 }
@@ -687,24 +617,24 @@ TEST_F(vmm, release_while_mapped_and_retain)
 TEST_F(vmm, host_located)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 4 * G);
+	uint8_t *r = uvm_reserve(fd, 4 * G);
 	struct uvm_ioc_mem_query q;
 	struct uvm_ioc_pointer_info pi = { 0 };
 	uint64_t h, h2;
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_HOST, 0, &h));
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_NUMA(0), UVM_MEM_HANDLE_FD, &h2));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_HOST, 0, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_NUMA(0), UVM_MEM_HANDLE_FD, &h2));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
-	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 0, h2));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 2 * G, 2 * G, 0, h2));
 
 	/* No access yet: the CPU gets SIGSEGV. */
 	EXPECT_EQ(SIGSEGV, uvm_touch_signal(r + 100, false));
 
-	ASSERT_EQ(0, mem_access(fd, r, 4 * G, UVM_LOC_HOST, UVM_MEM_PROT_READ_WRITE));
-	ASSERT_EQ(0, mem_access(fd, r, 4 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_HOST, UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, mem_query(fd, r + 3 * G, 0, &q));
 	EXPECT_EQ(UVM_CPU_BIT | UVM_GPU_BIT(1), q.write_mask);
 	EXPECT_EQ(UVM_LOCATION_HOST_NUMA, q.location.type);
@@ -718,21 +648,21 @@ TEST_F(vmm, host_located)
 	EXPECT_EQ(-1, uvm_pattern_mismatch(r + 2 * G, 2 * G, 0x42));
 
 	/* Read-only for the CPU: writes are SIGSEGV, reads still work. */
-	ASSERT_EQ(0, mem_access(fd, r, 2 * G, UVM_LOC_HOST, UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 2 * G, UVM_LOC_HOST, UVM_MEM_PROT_READ));
 	EXPECT_EQ(SIGSEGV, uvm_touch_signal(r + 8, true));
 	EXPECT_EQ(0, uvm_touch_signal(r + 8, false));
 	EXPECT_EQ(uvm_pattern_word(0x99, r + 8), *(volatile uint64_t *)(r + 8));
-	ASSERT_EQ(0, mem_access(fd, r, 2 * G, UVM_LOC_NUMA(0), UVM_MEM_PROT_NONE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 2 * G, UVM_LOC_NUMA(0), UVM_MEM_PROT_NONE));
 	EXPECT_EQ(SIGSEGV, uvm_touch_signal(r + 8, false));
 	EXPECT_EQ(0, uvm_touch_signal(r + 2 * G, true));
 
 	/* Memory of one node can be shared; of any node, not. */
 	{
-		int sfd = mem_export(fd, h2);
+		int sfd = uvm_mem_export(fd, h2);
 
 		EXPECT_LE(0, sfd);
 		EXPECT_EQ(0, close(sfd));
-		EXPECT_EQ(-EINVAL, mem_export(fd, h));
+		EXPECT_EQ(-EINVAL, uvm_mem_export(fd, h));
 	}
 
 	pi.address = (uintptr_t)r + 2 * G + 5;
@@ -741,15 +671,15 @@ TEST_F(vmm, host_located)
 	EXPECT_EQ((uintptr_t)r + 2 * G, pi.start);
 	EXPECT_EQ(2 * G, pi.size);
 
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(0, mem_release(fd, h2));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h2));
 	EXPECT_EQ(0, munmap(r, 4 * G));
 }
 
 TEST_F(vmm, device_memory_cpu_and_pointer_info)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 4 * G);
+	uint8_t *r = uvm_reserve(fd, 4 * G);
 	struct uvm_ioc_pointer_info pi = { 0 };
 	struct uvm_ioc_advise adv = { 0 };
 	struct uvm_ioc_range_query rq = { 0 };
@@ -760,9 +690,9 @@ TEST_F(vmm, device_memory_cpu_and_pointer_info)
 	uint64_t h;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(1), 0, &h));
-	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_access(fd, r + 2 * G, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(1), 0, &h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 2 * G, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r + 2 * G, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE));
 	EXPECT_EQ(SIGSEGV, uvm_touch_signal(r + 2 * G, false));
 	EXPECT_EQ(SIGSEGV, uvm_touch_signal(r + 2 * G, true));
 
@@ -794,7 +724,7 @@ TEST_F(vmm, device_memory_cpu_and_pointer_info)
 	mig.num_locations = 1;
 	EXPECT_EQ(-EINVAL, uvm_ioctl(fd, UVM_IOC_MIGRATE, &mig));
 
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	EXPECT_EQ(0, munmap(r, 4 * G));
 	EXPECT_EQ(self->used0[1], uvm_vidmem_used(fd, 1));
 }
@@ -802,25 +732,25 @@ TEST_F(vmm, device_memory_cpu_and_pointer_info)
 TEST_F(vmm, copies_and_sets)
 {
 	int fd = self->dev.fd;
-	uint8_t *r = reserve(fd, 8 * G), *buf = malloc(4 * G), *want = malloc(4 * G);
+	uint8_t *r = uvm_reserve(fd, 8 * G), *buf = malloc(4 * G), *want = malloc(4 * G);
 	struct uvm_ioc_memset ms = { 0 };
 	uint64_t h, hh;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(0), 0, &h));
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_HOST, 0, &hh));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_HOST, 0, &hh));
 	/* Two adjacent mappings of two kinds, then a hole. */
-	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd, r + 2 * G, 2 * G, 0, hh));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r + 2 * G, 2 * G, 0, hh));
 
 	uvm_random_fill(want, 4 * G, 7);
 	/* The copying GPU needs the right. */
 	EXPECT_EQ(-EPERM, copy(fd, 0, r, want, 4 * G));
-	ASSERT_EQ(0, mem_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
 	EXPECT_EQ(-EPERM, copy(fd, 0, r, want, 4 * G));
 	EXPECT_EQ(0, copy(fd, 0, buf, r, 4 * G));
 	EXPECT_EQ(-1, uvm_nonzero_at(buf, 4 * G));
-	ASSERT_EQ(0, mem_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 4 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	/* Across the two mappings, from an unaligned address. */
 	EXPECT_EQ(0, copy(fd, 0, r + 100, want, 4 * G - 100));
 	memset(buf, 0, 4 * G);
@@ -846,8 +776,8 @@ TEST_F(vmm, copies_and_sets)
 	for (int i = 0; i < 4096; i++)
 		ASSERT_EQ(0xa5, buf[4096 + i]);
 
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(0, mem_release(fd, hh));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, hh));
 	EXPECT_EQ(0, munmap(r, 8 * G));
 	free(buf);
 	free(want);
@@ -858,27 +788,27 @@ TEST_F(vmm, copies_and_sets)
 TEST_F(vmm, export_import_in_process)
 {
 	int fd = self->dev.fd, fd2 = uvm_open(), sfd, pipefd[2];
-	uint8_t *r = reserve(fd, 2 * G), *r2;
+	uint8_t *r = uvm_reserve(fd, 2 * G), *r2;
 	struct uvm_ioc_mem_props p = { 0 }, p2 = { 0 };
 	uint64_t h, hn, hi, hi2, hx;
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
 	ASSERT_LE(0, fd2);
-	r2 = reserve(fd2, 2 * G);
+	r2 = uvm_reserve(fd2, 2 * G);
 	ASSERT_NE(MAP_FAILED, r2);
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(0), UVM_MEM_HANDLE_FD, &h));
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(0), 0, &hn));
-	EXPECT_EQ(-EINVAL, mem_export(fd, hn));
-	EXPECT_EQ(-ENOENT, mem_export(fd, 12345));
-	sfd = mem_export(fd, h);
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(0), UVM_MEM_HANDLE_FD, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(0), 0, &hn));
+	EXPECT_EQ(-EINVAL, uvm_mem_export(fd, hn));
+	EXPECT_EQ(-ENOENT, uvm_mem_export(fd, 12345));
+	sfd = uvm_mem_export(fd, h);
 	ASSERT_LE(0, sfd);
 	EXPECT_EQ(FD_CLOEXEC, fcntl(sfd, F_GETFD) & FD_CLOEXEC);
 
 	/* Import into this VA space and into a second one. */
-	ASSERT_EQ(0, mem_import(fd, sfd, &hi));
+	ASSERT_EQ(0, uvm_mem_import(fd, sfd, &hi));
 	EXPECT_NE(h, hi);
-	ASSERT_EQ(0, mem_import(fd2, sfd, &hi2));
+	ASSERT_EQ(0, uvm_mem_import(fd2, sfd, &hi2));
 	p.handle = h;
 	p2.handle = hi2;
 	ASSERT_EQ(0, uvm_ioctl(fd, UVM_IOC_MEM_PROPS, &p));
@@ -888,30 +818,30 @@ TEST_F(vmm, export_import_in_process)
 	EXPECT_EQ(UVM_MEM_HANDLE_FD, p2.handle_types);
 
 	/* Written in one VA space, read in the other. */
-	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, hi));
-	ASSERT_EQ(0, mem_access(fd, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, hi));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, gpu_write(fd, 0, r, 2 * G, 0x31));
-	ASSERT_EQ(0, mem_map(fd2, r2, 2 * G, 0, hi2));
-	ASSERT_EQ(0, mem_access(fd2, r2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_map(fd2, r2, 2 * G, 0, hi2));
+	ASSERT_EQ(0, uvm_mem_set_access(fd2, r2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ));
 	EXPECT_EQ(0, gpu_check_at(fd2, 1, r2, 2 * G, r, 0x31, &err));
 	EXPECT_EQ(0, err);
 
 	/* Not exported allocations. */
 	ASSERT_EQ(0, pipe(pipefd));
-	EXPECT_EQ(-EINVAL, mem_import(fd, pipefd[0], &hx));
-	EXPECT_EQ(-EINVAL, mem_import(fd, fd2, &hx));
-	EXPECT_EQ(-EBADF, mem_import(fd, -1, &hx));
-	EXPECT_EQ(-EBADF, mem_import(fd, 1000000, &hx));
+	EXPECT_EQ(-EINVAL, uvm_mem_import(fd, pipefd[0], &hx));
+	EXPECT_EQ(-EINVAL, uvm_mem_import(fd, fd2, &hx));
+	EXPECT_EQ(-EBADF, uvm_mem_import(fd, -1, &hx));
+	EXPECT_EQ(-EBADF, uvm_mem_import(fd, 1000000, &hx));
 	close(pipefd[0]);
 	close(pipefd[1]);
 
 	/* Everything but the second VA space's mapping goes: it still works. */
 	EXPECT_EQ(0, close(sfd));
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(0, mem_release(fd, hi));
-	EXPECT_EQ(0, mem_release(fd, hn));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, hi));
+	EXPECT_EQ(0, uvm_mem_release(fd, hn));
 	EXPECT_EQ(0, munmap(r, 2 * G));
-	EXPECT_EQ(0, mem_release(fd2, hi2));
+	EXPECT_EQ(0, uvm_mem_release(fd2, hi2));
 	EXPECT_EQ(self->used0[0] + 2 * G, uvm_vidmem_used(fd, 0));
 	EXPECT_EQ(0, gpu_check_at(fd2, 1, r2, 2 * G, r, 0x31, &err));
 	EXPECT_EQ(0, err);
@@ -941,8 +871,8 @@ static int child_import(int sock, void *where, uint64_t v)
 		 UVM_MMAP_RESERVE);
 	if (r != where)
 		return 11;
-	if (mem_import(fd, sfd, &h) || mem_map(fd, r, 2 * G, 0, h) ||
-	    mem_access(fd, r, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE))
+	if (uvm_mem_import(fd, sfd, &h) || uvm_mem_map(fd, r, 2 * G, 0, h) ||
+	    uvm_mem_set_access(fd, r, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE))
 		return 12;
 	close(sfd);
 	if (gpu_check(fd, 1, r, 2 * G, v, &err) != 0 || err)
@@ -957,18 +887,18 @@ static int child_import(int sock, void *where, uint64_t v)
 TEST_F(vmm, two_processes)
 {
 	int fd = self->dev.fd, sv[2], sfd, status, err;
-	uint8_t *r = reserve(fd, 2 * G);
+	uint8_t *r = uvm_reserve(fd, 2 * G);
 	uint64_t h;
 	pid_t pid;
 	char c;
 
 	ASSERT_NE(MAP_FAILED, r);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
-	ASSERT_EQ(0, mem_create(fd, 2 * G, UVM_LOC_GPU(0), UVM_MEM_HANDLE_FD, &h));
-	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_access(fd, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_create(fd, 2 * G, UVM_LOC_GPU(0), UVM_MEM_HANDLE_FD, &h));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, gpu_write(fd, 0, r, 2 * G, 0x500));
-	sfd = mem_export(fd, h);
+	sfd = uvm_mem_export(fd, h);
 	ASSERT_LE(0, sfd);
 
 	pid = fork();
@@ -989,7 +919,7 @@ TEST_F(vmm, two_processes)
 	EXPECT_EQ(0, gpu_check(fd, 0, r, 2 * G, 0x501, &err));
 	EXPECT_EQ(0, err);
 	close(sv[0]);
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	EXPECT_EQ(0, munmap(r, 2 * G));
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
 }
@@ -997,7 +927,7 @@ TEST_F(vmm, two_processes)
 TEST_F(vmm, exporter_exits_first)
 {
 	int fd = self->dev.fd, sv[2], sfd, status, err;
-	uint8_t *r = reserve(fd, 2 * G);
+	uint8_t *r = uvm_reserve(fd, 2 * G);
 	uint64_t h;
 	pid_t pid;
 
@@ -1014,12 +944,12 @@ TEST_F(vmm, exporter_exits_first)
 		close(sv[0]);
 		cr = mmap(r, 2 * G, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
 			  cfd, UVM_MMAP_RESERVE);
-		if (cr != r || mem_create(cfd, 2 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &ch) ||
-		    mem_map(cfd, cr, 2 * G, 0, ch) ||
-		    mem_access(cfd, cr, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE) ||
+		if (cr != r || uvm_mem_create(cfd, 2 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &ch) ||
+		    uvm_mem_map(cfd, cr, 2 * G, 0, ch) ||
+		    uvm_mem_set_access(cfd, cr, 2 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE) ||
 		    gpu_write(cfd, 1, cr, 2 * G, 0x600))
 			_exit(20);
-		e = mem_export(cfd, ch);
+		e = uvm_mem_export(cfd, ch);
 		if (e < 0 || uvm_send_fd(sv[1], e))
 			_exit(21);
 		_exit(0);
@@ -1033,13 +963,13 @@ TEST_F(vmm, exporter_exits_first)
 	close(sv[0]);
 
 	/* Only the descriptor in flight holds the memory now. */
-	ASSERT_EQ(0, mem_import(fd, sfd, &h));
+	ASSERT_EQ(0, uvm_mem_import(fd, sfd, &h));
 	close(sfd);
-	ASSERT_EQ(0, mem_map(fd, r, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_access(fd, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
+	ASSERT_EQ(0, uvm_mem_map(fd, r, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ));
 	EXPECT_EQ(0, gpu_check(fd, 0, r, 2 * G, 0x600, &err));
 	EXPECT_EQ(0, err);
-	EXPECT_EQ(0, mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
 	EXPECT_EQ(self->used0[1] + 2 * G, uvm_vidmem_used(fd, 1));
 	EXPECT_EQ(0, munmap(r, 2 * G));
 	EXPECT_EQ(self->used0[1], uvm_vidmem_used(fd, 1));
@@ -1054,17 +984,17 @@ TEST_F(vmm, close_with_everything_live)
 	uint64_t h, h2;
 
 	ASSERT_LE(0, fd2);
-	r = reserve(fd2, 4 * G);
+	r = uvm_reserve(fd2, 4 * G);
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd2, 2 * G, UVM_LOC_GPU(0), UVM_MEM_HANDLE_FD, &h));
-	ASSERT_EQ(0, mem_create(fd2, 2 * G, UVM_LOC_HOST, 0, &h2));
-	ASSERT_EQ(0, mem_map(fd2, r, 2 * G, 0, h));
-	ASSERT_EQ(0, mem_map(fd2, r + 2 * G, 2 * G, 0, h2));
-	ASSERT_EQ(0, mem_access(fd2, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
-	ASSERT_EQ(0, mem_access(fd2, r + 2 * G, 2 * G, UVM_LOC_HOST, UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_create(fd2, 2 * G, UVM_LOC_GPU(0), UVM_MEM_HANDLE_FD, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd2, 2 * G, UVM_LOC_HOST, 0, &h2));
+	ASSERT_EQ(0, uvm_mem_map(fd2, r, 2 * G, 0, h));
+	ASSERT_EQ(0, uvm_mem_map(fd2, r + 2 * G, 2 * G, 0, h2));
+	ASSERT_EQ(0, uvm_mem_set_access(fd2, r, 2 * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+	ASSERT_EQ(0, uvm_mem_set_access(fd2, r + 2 * G, 2 * G, UVM_LOC_HOST, UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, gpu_write(fd2, 0, r, 2 * G, 1));
 	r[2 * G] = 1;
-	sfd = mem_export(fd2, h);
+	sfd = uvm_mem_export(fd2, h);
 	ASSERT_LE(0, sfd);
 
 	/* Close first: the reservation keeps the VA space until munmap. */
@@ -1086,12 +1016,12 @@ TEST_F(vmm, killed_with_everything_live)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		int cfd = uvm_open();
-		uint8_t *r = reserve(cfd, 4 * G);
+		uint8_t *r = uvm_reserve(cfd, 4 * G);
 		uint64_t h;
 
-		if (r == MAP_FAILED || mem_create(cfd, 4 * G, UVM_LOC_GPU(1), 0, &h) ||
-		    mem_map(cfd, r, 4 * G, 0, h) ||
-		    mem_access(cfd, r, 4 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE))
+		if (r == MAP_FAILED || uvm_mem_create(cfd, 4 * G, UVM_LOC_GPU(1), 0, &h) ||
+		    uvm_mem_map(cfd, r, 4 * G, 0, h) ||
+		    uvm_mem_set_access(cfd, r, 4 * G, UVM_LOC_GPU(1), UVM_MEM_PROT_READ_WRITE))
 			_exit(1);
 		/* Keep GPU 1 busy on it until killed. */
 		for (;;)
@@ -1108,21 +1038,21 @@ TEST_F(vmm, many_mappings_of_one_allocation)
 {
 	int fd = self->dev.fd;
 	const uint64_t n = 256;
-	uint8_t *r = reserve(fd, n * G);
+	uint8_t *r = uvm_reserve(fd, n * G);
 	uint64_t h, i;
 	int err;
 
 	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_EQ(0, mem_create(fd, G, UVM_LOC_GPU(0), 0, &h));
+	ASSERT_EQ(0, uvm_mem_create(fd, G, UVM_LOC_GPU(0), 0, &h));
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, mem_map(fd, r + i * G, G, 0, h));
-	ASSERT_EQ(0, mem_access(fd, r, n * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
+		ASSERT_EQ(0, uvm_mem_map(fd, r + i * G, G, 0, h));
+	ASSERT_EQ(0, uvm_mem_set_access(fd, r, n * G, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE));
 	ASSERT_EQ(0, gpu_write(fd, 0, r + 17 * G, G, 0x17));
 	EXPECT_EQ(0, gpu_check_at(fd, 0, r + 200 * G, G, r + 17 * G, 0x17, &err));
 	EXPECT_EQ(0, err);
 	EXPECT_EQ(self->used0[0] + G, uvm_vidmem_used(fd, 0));
-	EXPECT_EQ(0, mem_release(fd, h));
-	EXPECT_EQ(0, mem_unmap(fd, r, n * G));
+	EXPECT_EQ(0, uvm_mem_release(fd, h));
+	EXPECT_EQ(0, uvm_mem_unmap(fd, r, n * G));
 	(void)gpu_check(fd, 0, r, 8, 0, &err);
 	EXPECT_EQ(-EREMOTEIO, err);
 	EXPECT_EQ(self->used0[0], uvm_vidmem_used(fd, 0));
@@ -1137,8 +1067,8 @@ TEST_F(vmm, rmmod_refused_while_exported)
 	long ret;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, mem_create(fd2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &h));
-	sfd = mem_export(fd2, h);
+	ASSERT_EQ(0, uvm_mem_create(fd2, 2 * G, UVM_LOC_GPU(1), UVM_MEM_HANDLE_FD, &h));
+	sfd = uvm_mem_export(fd2, h);
 	ASSERT_LE(0, sfd);
 	ASSERT_EQ(0, close(fd2));
 	uvm_dev_teardown(&self->dev);
@@ -1155,10 +1085,10 @@ TEST_F(vmm, rmmod_refused_while_exported)
 	/* A new VA space imports it: the memory survived. */
 	self->dev.fd = uvm_open();
 	ASSERT_LE(0, self->dev.fd);
-	ASSERT_EQ(0, mem_import(self->dev.fd, sfd, &h));
+	ASSERT_EQ(0, uvm_mem_import(self->dev.fd, sfd, &h));
 	EXPECT_EQ(self->used0[1] + 2 * G, uvm_vidmem_used(self->dev.fd, 1));
 	EXPECT_EQ(0, close(sfd));
-	EXPECT_EQ(0, mem_release(self->dev.fd, h));
+	EXPECT_EQ(0, uvm_mem_release(self->dev.fd, h));
 	EXPECT_EQ(self->used0[1], uvm_vidmem_used(self->dev.fd, 1));
 }
 

@@ -180,23 +180,29 @@ struct uvm_test_residency {
 #define UVM_TEST_GATE_CLOSE	1
 #define UVM_TEST_GATE_OPEN	2
 
+/* struct uvm_test_queue_gate::flags */
+#define UVM_TEST_GATE_HOLD_LOCK	(1U << 0)	/* CLOSE: hold the VA space lock */
+
 /**
  * struct uvm_test_queue_gate - hold the VA space's job queue at a fence
  * @op:		(in) UVM_TEST_GATE_CLOSE: queue a job that runs until the
  *		gates are opened, so that the jobs queued after it wait;
  *		UVM_TEST_GATE_OPEN: open every gate closed so far
- * @pad:	must be zero
+ * @flags:	(in) CLOSE: UVM_TEST_GATE_HOLD_LOCK makes the gate's job hold
+ *		the VA space lock for reading while it waits, never yielding
+ *		it (a job that misbehaves: writers, and readers behind them,
+ *		wait until the gate opens); OPEN: must be zero
  * @fence:	(out) CLOSE: the fence of the gate's job (UVM_IOC_FENCE_WAIT)
  * @reserved:	must be zero
  *
  * A gate's job ends when opened, or as any job stops: when the file is
  * released or the process owning the VA space exits (-ECANCELED).  Tests
  * use it to change memory between the ioctl that queues a job and the
- * moment the job runs.
+ * moment the job runs, and to hold a VA space's lock.
  */
 struct uvm_test_queue_gate {
 	__u32 op;
-	__u32 pad;
+	__u32 flags;
 	__u64 fence;
 	__u64 reserved[2];
 };
