@@ -13,8 +13,13 @@
  * - an mmu_interval_notifier over its 2 MiB, inserted ("armed") the first
  *   time the region is faulted, prefetched or inspected;
  * - per GPU, which pages that GPU maps, writable or not, and the DMA
- *   address of each system page it maps (sysmem_map());
- * - the last prefetch location of each page (UVM_IOC_RANGE_QUERY).
+ *   address of each system page it maps (sysmem_map()).
+ *
+ * Regions exist only where the GPUs work: a fault, a prefetch (which
+ * populates), advice that maps pages present.  What is kept by address
+ * range, whatever its size, is not in them: the advice and the last
+ * prefetch location of each page (the policy store, uvm_va_policy.c), so
+ * that a request over terabytes of unpopulated memory costs no region.
  *
  * Mirroring (every kernel with CONFIG_HMM_MIRROR): the GPU maps the pages
  * where the CPU page tables say they are, with the CPU's permission: a
@@ -81,10 +86,9 @@
  *   notifiers and registering the VA space's release notifier; both may
  *   take mmap_lock for write, so it is taken with no other lock held
  *   (level 0 of uvm_lock.h, above mmap_lock).
- * - uvm_hmm_region.lock (mutex) protects a region's GPU mapping state and
- *   its last-prefetch codes.  It comes after uvm_va_space.lock in the lock
- *   order, at the level of uvm_va_block.lock, and is never held with a
- *   block lock.  The invalidate callback takes it from inside the mm
+ * - uvm_hmm_region.lock (mutex) protects a region's GPU mapping state.  It
+ *   comes after uvm_va_space.lock in the lock order, at the level of
+ *   uvm_va_block.lock, and is never held with a block lock.  The invalidate callback takes it from inside the mm
  *   (under mmap_lock, i_mmap_rwsem, anon_vma locks, page locks, with
  *   reclaim in progress): so nothing allocates with reclaim (page tables
  *   are GFP_NOWAIT in the backend), takes mmap_lock, a page lock, the VA

@@ -60,10 +60,6 @@ void uvm_hmm_service_faults(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
 			    struct uvm_fault_entry *fatal, u32 *nfatal);
 
 int uvm_hmm_check_range(struct uvm_va_space *va_space, u64 start, u64 end);
-int uvm_hmm_record_prefetch(struct uvm_va_space *va_space, u64 start, u64 end,
-			    const struct uvm_location *loc);
-struct uvm_location uvm_hmm_last_prefetch(struct uvm_va_space *va_space,
-					  u64 start, u64 end);
 int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
 		    const struct uvm_location *loc);
 int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
@@ -109,19 +105,6 @@ static inline int uvm_hmm_check_range(struct uvm_va_space *va_space, u64 start,
 				      u64 end)
 {
 	return -EINVAL;
-}
-
-static inline int uvm_hmm_record_prefetch(struct uvm_va_space *va_space,
-					  u64 start, u64 end,
-					  const struct uvm_location *loc)
-{
-	return -EINVAL;
-}
-
-static inline struct uvm_location uvm_hmm_last_prefetch(struct uvm_va_space *va_space,
-							u64 start, u64 end)
-{
-	return (struct uvm_location){};
 }
 
 static inline int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op,

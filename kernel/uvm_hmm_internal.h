@@ -43,21 +43,17 @@ struct uvm_hmm_gpu_state {
  * @start:	first byte, UVM_VA_BLOCK_SIZE aligned
  * @armed:	@notifier is inserted (set once, under the VA space's
  *		arm_lock, read with acquire semantics)
- * @lock:	protects @gpus' contents and @last_prefetch; see DOC: HMM
- *		locking
+ * @lock:	protects @gpus' contents; see DOC: HMM locking
  * @gpus:	per GPU index, its mapping state; allocated before use with
  *		no lock held (published with cmpxchg), freed with the region
- * @last_prefetch: per page, uvm_location_encode() of the last prefetch
- *		request, 0 for none; @lock
  */
 struct uvm_hmm_region {
 	struct mmu_interval_notifier notifier;
 	struct uvm_va_space *va_space;
 	u64 start;
 	bool armed;
-	struct mutex lock; /* @gpus state, @last_prefetch */
+	struct mutex lock; /* @gpus state */
 	struct uvm_hmm_gpu_state *gpus[UVM_MAX_GPUS];
-	u16 last_prefetch[UVM_PAGES_PER_BLOCK];
 };
 
 /**

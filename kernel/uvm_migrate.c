@@ -34,7 +34,7 @@
  * in is checked again).
  *
  * Locking: none of its own.  Validation takes the caller's mmap_lock for
- * read, then the VA space lock.
+ * read, then the VA space lock; recording takes the VA space lock alone.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -384,11 +384,12 @@ static int uvm_migrate_run_block(struct uvm_va_space *va_space,
 
 /**
  * uvm_migrate_pageable() - prefetch or discard the pageable ranges of a batch
- * @va_space:	the VA space; its lock held for read when @record, else
+ * @va_space:	the VA space; its lock held for write when @record, else
  *		not held
  * @job:	the batch
- * @record:	only record the prefetch requests (at submission, VA space
- *		lock held for read); else run the ranges
+ * @record:	only record the prefetch requests (at submission, in the
+ *		policy store: uvm_va_policy_set_prefetched()); else run the
+ *		ranges
  *
  * Return: 0 or the first -errno.
  */
@@ -406,8 +407,9 @@ static int uvm_migrate_pageable(struct uvm_va_space *va_space,
 			continue;
 		loc = uvm_migrate_run_loc(job, j);
 		if (record)
-			err = uvm_hmm_record_prefetch(va_space, job->ranges[j].address,
-						      job->ranges[j].length, loc);
+			err = uvm_va_policy_set_prefetched(va_space, job->ranges[j].address,
+							   job->ranges[j].length, loc) ?:
+			      (fatal_signal_pending(current) ? -EINTR : 0);
 		else
 			err = uvm_hmm_migrate(va_space, job->op, job->ranges[j].address,
 					      job->ranges[j].length, loc);
@@ -666,7 +668,9 @@ static int uvm_migrate_check_chunk(struct uvm_va_space *va_space,
  * appended to the runs under mmap_lock and the VA space lock.  A range that
  * is not inside one managed range must be valid pageable memory
  * (uvm_va_range_check()); those runs are marked in job->pageable.  The
- * prefetch requests are recorded only once every range is valid.
+ * prefetch requests are recorded only once every range is valid: those of
+ * managed runs in their blocks (VA space lock for read), those of pageable
+ * runs in the policy store (for write).
  *
  * Return: 0, -EINVAL with args->bad_range set, -EFAULT, -ENOMEM, -EINTR.
  */
@@ -710,14 +714,20 @@ static int uvm_migrate_copy_ranges(struct uvm_va_space *va_space,
 	job->record_in_run = !(args->flags & UVM_MIGRATE_ASYNC);
 	if (args->op == UVM_MIGRATE_DISCARD || (job->record_in_run && !job->pageable))
 		return 0;
-	if (mmap_read_lock_killable(va_space->mm))
+	if (!job->record_in_run) {
+		if (down_read_killable(&va_space->lock))
+			return -EINTR;
+		ret = uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL);
+		up_read(&va_space->lock);
+		if (ret)
+			return ret;
+	}
+	if (!job->pageable)
+		return 0;
+	if (down_write_killable(&va_space->lock))
 		return -EINTR;
-	down_read(&va_space->lock);
-	ret = (job->record_in_run ? 0 :
-	       uvm_migrate_walk(va_space, job, uvm_migrate_record_block, NULL)) ?:
-	      uvm_migrate_pageable(va_space, job, true);
-	up_read(&va_space->lock);
-	mmap_read_unlock(va_space->mm);
+	ret = uvm_migrate_pageable(va_space, job, true);
+	up_write(&va_space->lock);
 	return ret;
 }
 

@@ -50,6 +50,7 @@
 #include <linux/net.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <net/genetlink.h>
@@ -150,11 +151,12 @@ bool uvm_nl_listening(void)
  * @va_space:	the VA space
  *
  * By the credential rules /proc/PID/maps follows (ptrace access for
- * reading, which modules cannot call): the reader's socket was opened with
- * a filesystem uid and gid equal to the owner's real, effective and saved
- * ones (a setuid program, or one that dropped privileges but kept them
- * saved, stays hidden), and the owner is dumpable (a process that made
- * itself non-dumpable stays hidden too); or the reader has CAP_SYS_ADMIN.
+ * reading, which modules cannot call): the reader is the owner itself; or
+ * the reader's socket was opened with a filesystem uid and gid equal to
+ * the owner's real, effective and saved ones (a setuid program, or one that
+ * dropped privileges but kept them saved, stays hidden), and the owner is
+ * dumpable (a process that made itself non-dumpable, or changed its
+ * credentials, stays hidden too); or the reader has CAP_SYS_ADMIN.
  *
  * Context: the reader's (a dump runs in its sendmsg/recvmsg).
  * Return: true when it may.
@@ -172,12 +174,13 @@ static bool uvm_nl_reader_sees(const struct sk_buff *skb,
 	if (!sk || !sk->sk_socket || !sk->sk_socket->file)
 		return false;
 	reader = sk->sk_socket->file->f_cred;
-	if (!uid_eq(reader->euid, va_space->uid) ||
-	    get_dumpable(va_space->mm) != SUID_DUMP_USER)
+	if (!uid_eq(reader->euid, va_space->uid))
 		return false;
 	rcu_read_lock();
 	task = pid_task(va_space->pid, PIDTYPE_TGID);
-	if (task) {
+	if (task && same_thread_group(task, current)) {
+		sees = true;
+	} else if (task && get_dumpable(va_space->mm) == SUID_DUMP_USER) {
 		owner = __task_cred(task);
 		sees = uid_eq(reader->fsuid, owner->euid) && uid_eq(reader->fsuid, owner->suid) &&
 		       uid_eq(reader->fsuid, owner->uid) && gid_eq(reader->fsgid, owner->egid) &&

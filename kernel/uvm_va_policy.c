@@ -70,6 +70,7 @@ static bool uvm_va_policy_equal(const struct uvm_va_policy *a,
 				const struct uvm_va_policy *b)
 {
 	return a->read_mostly == b->read_mostly &&
+	       a->last_prefetch == b->last_prefetch &&
 	       a->preferred.type == b->preferred.type &&
 	       a->preferred.id == b->preferred.id &&
 	       a->accessed_by == b->accessed_by;
@@ -322,6 +323,28 @@ int uvm_va_policy_set(struct uvm_va_space *va_space, u64 start, u64 end,
 {
 	return uvm_va_policy_update(va_space, start, end, uvm_va_policy_apply_advice,
 				    advice, location, GFP_KERNEL_ACCOUNT);
+}
+
+static void uvm_va_policy_apply_prefetch(struct uvm_va_policy *p, u32 advice,
+					 const struct uvm_location *loc)
+{
+	p->last_prefetch = uvm_location_encode(loc);
+}
+
+/**
+ * uvm_va_policy_set_prefetched() - record a prefetch of pageable memory
+ * @va_space:	the VA space; its lock held for write
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ * @loc:	the resolved destination
+ *
+ * Return: 0 or -ENOMEM (nothing changed).
+ */
+int uvm_va_policy_set_prefetched(struct uvm_va_space *va_space, u64 start, u64 end,
+				 const struct uvm_location *loc)
+{
+	return uvm_va_policy_update(va_space, start, end, uvm_va_policy_apply_prefetch,
+				    0, loc, GFP_KERNEL_ACCOUNT);
 }
 
 /**
@@ -591,6 +614,30 @@ static struct uvm_location uvm_va_policy_last_prefetch(struct uvm_va_space *va_s
 }
 
 /**
+ * uvm_va_policy_pageable_prefetch() - the uniform last prefetch of pageable memory
+ * @va_space:	the VA space; its lock held
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1, page aligned
+ *
+ * Return: the location, or type UVM_LOCATION_INVALID when pages differ or
+ * one was never prefetched.
+ */
+static struct uvm_location uvm_va_policy_pageable_prefetch(struct uvm_va_space *va_space,
+							   u64 start, u64 end)
+{
+	struct uvm_va_policy_iter iter;
+	u16 first;
+
+	uvm_va_policy_iter_first(va_space, start, end, &iter);
+	first = iter.policy->last_prefetch;
+	do {
+		if (!iter.policy->last_prefetch || iter.policy->last_prefetch != first)
+			return (struct uvm_location){};
+	} while (uvm_va_policy_iter_next(&iter));
+	return uvm_location_decode(first);
+}
+
+/**
  * uvm_ioc_range_query() - UVM_IOC_RANGE_QUERY
  * @va_space:	the VA space
  * @data:	struct uvm_ioc_range_query
@@ -617,7 +664,7 @@ int uvm_ioc_range_query(struct uvm_va_space *va_space, void *data)
 	if (!ret) {
 		uvm_va_policy_query(va_space, start, end, args);
 		args->last_prefetch = pageable ?
-				      uvm_hmm_last_prefetch(va_space, start, end) :
+				      uvm_va_policy_pageable_prefetch(va_space, start, end) :
 				      uvm_va_policy_last_prefetch(va_space, start, end);
 	}
 	up_read(&va_space->lock);

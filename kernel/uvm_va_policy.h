@@ -19,9 +19,16 @@ struct uvm_va_space;
  * @preferred:		preferred location; type 0 for none.  HOST_NUMA_CURRENT
  *			never appears (resolved when set)
  * @accessed_by:	processors (UVM_PROCESSOR_MASK) that keep a mapping
+ * @last_prefetch:	pageable memory: uvm_location_encode() of the last
+ *			prefetch request of the page, 0 for none (managed
+ *			memory keeps it per page in its VA block).  Stored by
+ *			range like the advice: a prefetch of terabytes of
+ *			pageable memory costs a node or two, not a structure
+ *			per 2 MiB
  */
 struct uvm_va_policy {
 	bool read_mostly;
+	u16 last_prefetch;
 	struct uvm_location preferred;
 	u64 accessed_by;
 };
@@ -53,6 +60,8 @@ bool uvm_va_policy_iter_next(struct uvm_va_policy_iter *iter);
 int uvm_va_policy_set(struct uvm_va_space *va_space, u64 start, u64 end,
 		      u32 advice, const struct uvm_location *location);
 void uvm_va_policy_clear(struct uvm_va_space *va_space, u64 start, u64 end);
+int uvm_va_policy_set_prefetched(struct uvm_va_space *va_space, u64 start, u64 end,
+				 const struct uvm_location *loc);
 void uvm_va_policy_destroy(struct uvm_va_space *va_space);
 void uvm_va_policy_query(struct uvm_va_space *va_space, u64 start, u64 end,
 			 struct uvm_ioc_range_query *out);
