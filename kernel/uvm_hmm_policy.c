@@ -216,6 +216,34 @@ static int uvm_hmm_prefetch_region(struct uvm_hmm_ctx *ctx,
 }
 
 /**
+ * uvm_hmm_zap() - drop the CPU PTEs of pageable memory, as MADV_DONTNEED
+ * @mm:		the mm, its mmap_lock held for read
+ * @start:	first byte, page aligned
+ * @end:	last byte + 1
+ *
+ * mlocked, huge-TLB and device VMAs are left alone; holes are skipped.
+ *
+ * Return: 0 or -EOPNOTSUPP.
+ */
+static int uvm_hmm_zap(struct mm_struct *mm, u64 start, u64 end)
+{
+	struct vm_area_struct *vma;
+	u64 addr, e;
+	int ret = 0;
+
+	for (addr = start; addr < end && !ret; addr = e) {
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start >= end)
+			break;
+		addr = max_t(u64, addr, vma->vm_start);
+		e = min_t(u64, end, vma->vm_end);
+		if (!(vma->vm_flags & (VM_LOCKED | VM_HUGETLB | VM_PFNMAP | VM_IO)))
+			ret = uvm_zap_range(vma, addr, e - addr);
+	}
+	return ret;
+}
+
+/**
  * uvm_hmm_discard_region() - drop the contents of pages of a region
  * @ctx:	scratch space
  * @region:	the region
@@ -235,9 +263,7 @@ static int uvm_hmm_discard_region(struct uvm_hmm_ctx *ctx,
 {
 	struct mm_struct *mm = region->va_space->mm;
 	u32 first, last, page, present = 0;
-	struct vm_area_struct *vma;
 	unsigned int a, b;
-	u64 addr, stop, e;
 	int ret;
 
 	if (uvm_page_mask_empty(mask))
@@ -257,20 +283,174 @@ static int uvm_hmm_discard_region(struct uvm_hmm_ctx *ctx,
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
 	for_each_page_run_in_mask(a, b, mask) {
-		stop = uvm_hmm_page_addr(region, b);
-		for (addr = uvm_hmm_page_addr(region, a); addr < stop && !ret; addr = e) {
-			vma = find_vma(mm, addr);
-			if (!vma || vma->vm_start >= stop)
-				break;
-			addr = max_t(u64, addr, vma->vm_start);
-			e = min_t(u64, stop, vma->vm_end);
-			if (!(vma->vm_flags & (VM_LOCKED | VM_HUGETLB | VM_PFNMAP | VM_IO)))
-				ret = uvm_zap_range(vma, addr, e - addr);
-		}
+		ret = uvm_hmm_zap(mm, uvm_hmm_page_addr(region, a), uvm_hmm_page_addr(region, b));
+		if (ret)
+			break;
 	}
 	mmap_read_unlock(mm);
 	if (!ret)
 		uvm_va_space_count(region->va_space, UVM_COUNTER_PAGES_DISCARDED, present);
+	return ret;
+}
+
+/* Pageable memory without a region */
+
+/**
+ * struct uvm_hmm_probe - a look at pageable memory that has no region
+ * @notifier:	interval notifier over the range of one operation (what
+ *		hmm_range_fault() needs), inserted on first use
+ * @armed:	@notifier is inserted
+ * @start:	first byte of the operation's range
+ * @end:	last byte + 1
+ *
+ * A discard, or accessed-by advice, over memory the GPUs never touched
+ * needs no region: a request over terabytes of unpopulated memory must not
+ * allocate a structure per 2 MiB.  Such parts are looked at through one
+ * probe per operation, and get a region only where advice finds pages to
+ * map (a discard never needs one).
+ */
+struct uvm_hmm_probe {
+	struct mmu_interval_notifier notifier;
+	bool armed;
+	u64 start;
+	u64 end;
+};
+
+/* The probe keeps no state to revoke: a snapshot overtaken is taken again. */
+static bool uvm_hmm_probe_invalidate(struct mmu_interval_notifier *mni,
+				     const struct mmu_notifier_range *range,
+				     unsigned long cur_seq)
+{
+	mmu_interval_set_seq(mni, cur_seq);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops uvm_hmm_probe_ops = {
+	.invalidate = uvm_hmm_probe_invalidate,
+};
+
+static void uvm_hmm_probe_done(struct uvm_hmm_probe *probe)
+{
+	if (probe->armed)
+		mmu_interval_notifier_remove(&probe->notifier);
+	probe->armed = false;
+}
+
+/**
+ * uvm_hmm_probe_present() - count the pages present in part of a 2 MiB
+ * @probe:	the operation's probe
+ * @ctx:	scratch space (its pfns)
+ * @mm:		the mm, an mm_users reference held
+ * @addr:	first byte, page aligned
+ * @stop:	last byte + 1, in the same 2 MiB as @addr
+ * @present:	out: pages mapped by the CPU (the shared zero page not
+ *		counted) or device pages of ours
+ *
+ * Context: process, no lock held.
+ * Return: 0, -EFAULT (no longer accessible), -EBUSY, -EINTR, -ENOMEM.
+ */
+static int uvm_hmm_probe_present(struct uvm_hmm_probe *probe, struct uvm_hmm_ctx *ctx,
+				 struct mm_struct *mm, u64 addr, u64 stop, u32 *present)
+{
+	u32 first = (addr & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT, n = (stop - addr) >> PAGE_SHIFT;
+	unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	struct hmm_range range = {
+		.notifier = &probe->notifier,
+		.start = addr,
+		.end = stop,
+		.hmm_pfns = &ctx->pfns[first],
+		.dev_private_owner = uvm_hmm_devmem_owner(),
+	};
+	u32 i;
+	int ret;
+
+	if (!probe->armed) {
+		ret = uvm_hmm_should_fail() ? -ENOMEM :
+		      mmu_interval_notifier_insert(&probe->notifier, mm, probe->start,
+						   probe->end - probe->start, &uvm_hmm_probe_ops);
+		if (ret)
+			return ret;
+		probe->armed = true;
+	}
+	do {
+		if (time_after(jiffies, timeout))
+			return -EBUSY;
+		range.notifier_seq = mmu_interval_read_begin(&probe->notifier);
+		if (mmap_read_lock_killable(mm))
+			return -EINTR;
+		ret = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+	} while (ret == -EBUSY);
+	if (ret)
+		return ret;
+	for (*present = 0, i = first; i < first + n; i++)
+		*present += (ctx->pfns[i] & HMM_PFN_VALID) &&
+			    !is_zero_pfn(page_to_pfn(hmm_pfn_to_page(ctx->pfns[i])));
+	return 0;
+}
+
+/**
+ * uvm_hmm_untouched_end() - where memory that holds no page of its own ends
+ * @va_space:	the VA space
+ * @addr:	a page with no region
+ * @end:	end of the operation
+ *
+ * A private anonymous mapping never written (no anon_vma) holds nothing
+ * but the shared zero page, so nothing a discard drops or advice maps: a
+ * never-touched MAP_NORESERVE mapping of terabytes is skipped at once, up
+ * to the next region.
+ *
+ * Context: process, no lock held.
+ * Return: the end of the untouched memory from @addr, or @addr.
+ */
+static u64 uvm_hmm_untouched_end(struct uvm_va_space *va_space, u64 addr, u64 end)
+{
+	struct mm_struct *mm = va_space->mm;
+	unsigned long index = addr >> UVM_VA_BLOCK_SHIFT;
+	struct vm_area_struct *vma;
+	u64 stop = addr;
+
+	if (mmap_read_lock_killable(mm))
+		return addr;
+	vma = vma_lookup(mm, addr);
+	if (vma && vma_is_anonymous(vma) && !vma->anon_vma)
+		stop = min_t(u64, vma->vm_end, end);
+	mmap_read_unlock(mm);
+	if (stop > addr && xa_find(&va_space->hmm.regions, &index,
+				   (stop - 1) >> UVM_VA_BLOCK_SHIFT, XA_PRESENT))
+		stop = max_t(u64, addr, (u64)index << UVM_VA_BLOCK_SHIFT);
+	return stop;
+}
+
+/**
+ * uvm_hmm_discard_unseen() - discard part of a 2 MiB that has no region
+ * @probe:	the operation's probe
+ * @ctx:	scratch space
+ * @va_space:	the VA space
+ * @addr:	first byte
+ * @stop:	last byte + 1, in the same 2 MiB
+ *
+ * No GPU maps these pages (no region): the CPU PTEs go, the present pages
+ * are counted.
+ *
+ * Return: 0 or -errno.
+ */
+static int uvm_hmm_discard_unseen(struct uvm_hmm_probe *probe, struct uvm_hmm_ctx *ctx,
+				  struct uvm_va_space *va_space, u64 addr, u64 stop)
+{
+	struct mm_struct *mm = va_space->mm;
+	u32 present;
+	int ret;
+
+	ret = uvm_hmm_probe_present(probe, ctx, mm, addr, stop, &present);
+	if (ret || !present)
+		return ret;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	ret = uvm_hmm_zap(mm, addr, stop);
+	mmap_read_unlock(mm);
+	if (!ret)
+		uvm_va_space_count(va_space, UVM_COUNTER_PAGES_DISCARDED, present);
 	return ret;
 }
 
@@ -282,6 +462,11 @@ static int uvm_hmm_discard_region(struct uvm_hmm_ctx *ctx,
  * @end:	last byte + 1, page aligned
  * @loc:	resolved destination of the prefetching ops
  *
+ * A prefetch populates, so it works region by region.  A discard of memory
+ * without a region takes none (uvm_hmm_discard_unseen()), and skips
+ * untouched mappings whole.  Stops between 2 MiB when the job must
+ * (uvm_queue_should_stop()).
+ *
  * Context: process (the ioctl or a queue worker), no lock held.
  * Return: 0 or -errno (-EFAULT when the process is gone or pages are no
  * longer accessible).
@@ -289,6 +474,7 @@ static int uvm_hmm_discard_region(struct uvm_hmm_ctx *ctx,
 int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
 		    const struct uvm_location *loc)
 {
+	struct uvm_hmm_probe probe = { .start = start, .end = end };
 	struct uvm_hmm_region *region;
 	struct uvm_page_mask mask;
 	struct uvm_hmm_ctx *ctx;
@@ -304,19 +490,27 @@ int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
 	}
 	for (addr = start; addr < end && !ret; addr = stop) {
 		stop = min_t(u64, end, round_down(addr, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE);
-		region = uvm_hmm_region_get_armed(va_space, addr, 0);
-		if (IS_ERR(region)) {
-			ret = PTR_ERR(region);
-			break;
+		if (op == UVM_MIGRATE_DISCARD &&
+		    !xa_load(&va_space->hmm.regions, addr >> UVM_VA_BLOCK_SHIFT)) {
+			stop = max(stop, uvm_hmm_untouched_end(va_space, addr, end));
+			if (stop - addr <= UVM_VA_BLOCK_SIZE)
+				ret = uvm_hmm_discard_unseen(&probe, ctx, va_space, addr, stop);
+		} else {
+			region = uvm_hmm_region_get_armed(va_space, addr, 0);
+			if (IS_ERR(region)) {
+				ret = PTR_ERR(region);
+				break;
+			}
+			uvm_hmm_range_mask(region, addr, stop, &mask);
+			if (op != UVM_MIGRATE_PREFETCH)
+				ret = uvm_hmm_discard_region(ctx, region, &mask);
+			if (!ret && op != UVM_MIGRATE_DISCARD)
+				ret = uvm_hmm_prefetch_region(ctx, region, &mask, loc);
 		}
-		uvm_hmm_range_mask(region, addr, stop, &mask);
-		if (op != UVM_MIGRATE_PREFETCH)
-			ret = uvm_hmm_discard_region(ctx, region, &mask);
-		if (!ret && op != UVM_MIGRATE_DISCARD)
-			ret = uvm_hmm_prefetch_region(ctx, region, &mask, loc);
 		cond_resched();
 		ret = ret ?: uvm_queue_should_stop(&va_space->queue);
 	}
+	uvm_hmm_probe_done(&probe);
 	mmput(va_space->mm);
 	kvfree(ctx);
 	return ret;
@@ -331,8 +525,9 @@ int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
  * @loc:	resolved location
  *
  * SET_ACCESSED_BY of a GPU maps it to the pages present now, wherever they
- * are.  The other advice acts on later accesses only (there are no
- * duplicates of pageable memory to collapse).
+ * are: memory without a region gets one only where pages are present
+ * (untouched mappings are skipped whole).  The other advice acts on later
+ * accesses only (there are no duplicates of pageable memory to collapse).
  *
  * Context: process, no lock held.
  * Return: 0 or -errno.
@@ -341,11 +536,12 @@ int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
 		   u32 advice, const struct uvm_location *loc)
 {
 	u64 proc = UVM_PROCESSOR_MASK(uvm_location_processor(loc));
+	struct uvm_hmm_probe probe = { .start = start, .end = end };
 	struct uvm_hmm_region *region;
 	struct uvm_page_mask mask, failed;
 	struct uvm_hmm_ctx *ctx;
+	u32 page, present;
 	u64 addr, stop;
-	u32 page;
 	int ret = 0;
 
 	if (advice != UVM_ADVICE_SET_ACCESSED_BY || loc->type != UVM_LOCATION_GPU)
@@ -359,6 +555,15 @@ int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
 	}
 	for (addr = start; addr < end && !ret; addr = stop) {
 		stop = min_t(u64, end, round_down(addr, UVM_VA_BLOCK_SIZE) + UVM_VA_BLOCK_SIZE);
+		if (!xa_load(&va_space->hmm.regions, addr >> UVM_VA_BLOCK_SHIFT)) {
+			stop = max(stop, uvm_hmm_untouched_end(va_space, addr, end));
+			if (stop - addr > UVM_VA_BLOCK_SIZE)
+				goto next;
+			ret = uvm_hmm_probe_present(&probe, ctx, va_space->mm, addr, stop,
+						    &present);
+			if (ret || !present)
+				goto next;
+		}
 		region = uvm_hmm_region_get_armed(va_space, addr, proc);
 		if (IS_ERR(region)) {
 			ret = PTR_ERR(region);
@@ -370,9 +575,11 @@ int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
 		uvm_page_mask_zero(&failed);
 		ret = uvm_hmm_map_pages(ctx, region, NULL, &mask, NULL, NULL,
 					uvm_hmm_devmem_owner(), false, &failed);
+next:
 		cond_resched();
 		ret = ret ?: uvm_queue_should_stop(&va_space->queue);
 	}
+	uvm_hmm_probe_done(&probe);
 	mmput(va_space->mm);
 	kvfree(ctx);
 	return ret;

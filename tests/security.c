@@ -19,6 +19,8 @@
  *    writer waiting, GPU faults pending) does not stall another's faults;
  *  - release cancels queued work at once; errors of failed jobs nobody
  *    waits for are bounded;
+ *  - a prefetch, discard or advice over a terabyte of pageable memory costs
+ *    no kernel memory per 2 MiB;
  *  - registered host memory counts against RLIMIT_MEMLOCK (VmPin);
  *  - instance ids do not run out: more than 65535 descriptors of one user
  *    leave room for everyone else;
@@ -730,6 +732,114 @@ TEST_F_TIMEOUT(neighbour, faults_are_not_stalled_by_a_stuck_process, 300)
 	kill(pid, SIGKILL);
 	EXPECT_EQ(UVM_CHILD_SIGNALED(SIGKILL), uvm_wait_child(pid));
 	EXPECT_EQ(0, uvm_vidmem_wait(self->dev.fd, 0, 0));
+}
+
+/* ------------------------------------------------------------------ */
+/* kernel memory of requests over pageable memory */
+
+/* Slab of the machine in KiB (/proc/meminfo), -1 when unknown. */
+static long slab_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+FIXTURE(pageable) {
+	struct uvm_dev dev;
+	uint8_t *p;
+	uint64_t len;
+};
+
+FIXTURE_SETUP(pageable)
+{
+	uvm_dev_setup(&self->dev, UVM_NEED_TEST_IOCTLS, 1);
+	if (!uvm_has_hmm(&self->dev))
+		UVM_SKIP("no pageable memory support (HMM)");
+	/* 1 TiB of address space, no memory behind it */
+	self->len = 1ULL << 40;
+	self->p = mmap(NULL, self->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+}
+
+FIXTURE_TEARDOWN(pageable)
+{
+	if (self->p != MAP_FAILED)
+		munmap(self->p, self->len);
+	uvm_dev_teardown(&self->dev);
+}
+
+/*
+ * A prefetch of 1 TiB of unpopulated memory, queued behind a closed gate
+ * (it would populate), then released with the file: its request is
+ * recorded by range (the range query says where it goes) at no cost per
+ * 2 MiB, and the job is cancelled.  A structure per 2 MiB would be
+ * 512 Ki of them, over 700 MiB of slab.
+ */
+TEST_F_TIMEOUT(pageable, prefetch_of_a_terabyte_costs_no_memory_per_block, 120)
+{
+	struct uvm_location loc = UVM_LOC_GPU(0);
+	struct uvm_ioc_range_query q = { .address = (uintptr_t)self->p, .length = self->len };
+	struct uvm_ioc_migrate out;
+	struct uvm_range rg = { .address = (uintptr_t)self->p, .length = self->len };
+	uint64_t gate, start = 0;
+	long slab0 = slab_kib();
+
+	ASSERT_EQ(0, uvm_queue_gate(self->dev.fd, UVM_TEST_GATE_CLOSE, &gate));
+	ASSERT_EQ(0, uvm_migrate(self->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, &rg, 1,
+				 &loc, &start, 1, &out));
+	ASSERT_EQ(0, uvm_ioctl(self->dev.fd, UVM_IOC_RANGE_QUERY, &q));
+	EXPECT_EQ(UVM_LOCATION_GPU, q.last_prefetch.type);
+	EXPECT_EQ(0, q.last_prefetch.id);
+	TH_LOG("slab %+ld KiB for the request", slab_kib() - slab0);
+	EXPECT_GT(16 << 10, slab_kib() - slab0);
+	/* release cancels it: nothing was populated */
+	close(self->dev.fd);
+	self->dev.fd = -1;
+}
+
+/*
+ * A discard and accessed-by advice of the whole untouched terabyte: done
+ * at once, no memory per 2 MiB.  Then one page written at its start: the
+ * discard drops exactly it (a page of zeros afterwards), advice maps it.
+ */
+TEST_F_TIMEOUT(pageable, discard_and_advice_of_a_terabyte, 300)
+{
+	struct uvm_counters before, after;
+	long slab0 = slab_kib();
+	uint64_t t0 = uvm_now_ms();
+	int fd = self->dev.fd;
+
+	ASSERT_EQ(0, uvm_discard(fd, self->p, self->len));
+	ASSERT_EQ(0, uvm_advise(fd, self->p, self->len, UVM_ADVICE_SET_ACCESSED_BY,
+				UVM_LOC_GPU(0)));
+	TH_LOG("untouched: %llu ms, slab %+ld KiB", (unsigned long long)(uvm_now_ms() - t0),
+	       slab_kib() - slab0);
+	EXPECT_GT(16 << 10, slab_kib() - slab0);
+	EXPECT_GT(10000, uvm_now_ms() - t0);
+
+	/* one page written: 16 GiB of it looked at page table by page table */
+	memset(self->p, 7, PAGE);
+	ASSERT_EQ(0, uvm_counters(fd, &before));
+	ASSERT_EQ(0, uvm_advise(fd, self->p, 16 * UVM_GIB, UVM_ADVICE_SET_ACCESSED_BY,
+				UVM_LOC_GPU(0)));
+	ASSERT_EQ(0, uvm_counters(fd, &after));
+	EXPECT_EQ(1, after.c[UVM_COUNTER_GPU_PAGES_MAPPED] - before.c[UVM_COUNTER_GPU_PAGES_MAPPED]);
+	ASSERT_EQ(0, uvm_discard(fd, self->p, 16 * UVM_GIB));
+	ASSERT_EQ(0, uvm_counters(fd, &before));
+	EXPECT_EQ(1, before.c[UVM_COUNTER_PAGES_DISCARDED] - after.c[UVM_COUNTER_PAGES_DISCARDED]);
+	EXPECT_EQ(0, bytes_not(self->p, PAGE, 0));
+	TH_LOG("with a page: %llu ms in all, slab %+ld KiB",
+	       (unsigned long long)(uvm_now_ms() - t0), slab_kib() - slab0);
+	EXPECT_GT(16 << 10, slab_kib() - slab0);
 }
 
 /* ------------------------------------------------------------------ */
