@@ -118,12 +118,15 @@ static void uvm_access_counters_region(struct uvm_gpu *gpu, struct uvm_va_block_
 	}
 	block = uvm_va_block_lookup(va_space, e->va);
 	if (block) {
+		struct mem_cgroup *old = uvm_va_space_charge_begin(va_space);
+
 		/* A full GPU: evict with the block lock dropped, then retry. */
 		do {
 			mutex_lock(&block->lock);
 			ret = uvm_va_block_access_counter_migrate(block, ctx, gpu);
 			mutex_unlock(&block->lock);
 		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
+		uvm_va_space_charge_end(old);
 	}
 	up_read(&va_space->lock);
 	uvm_va_space_put(va_space);

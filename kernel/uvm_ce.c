@@ -111,7 +111,7 @@ static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce
 	if (op->type != last->type || op->size != last->size ||
 	    (op->rows > 1 && (op->dst_pitch != dst_pitch ||
 			      (copy && op->src_pitch != src_pitch))) ||
-	    rows + (op->rows ? op->rows : 1) > U32_MAX ||
+	    rows + (op->rows ? op->rows : 1) > UVM_CE_ROWS_MAX ||
 	    dst_pitch < op->size || (copy && src_pitch < op->size) ||
 	    (last->rows > 1 && (last->dst_pitch != dst_pitch ||
 				(copy && last->src_pitch != src_pitch))) ||
@@ -139,7 +139,7 @@ static bool uvm_ce_op_next_row(const struct uvm_ce_op *last, const struct uvm_ce
  * operation per row.  The pieces of a long row join as one run where its
  * memory is contiguous (uvm_ce_batch_push_run()), and such rows again as
  * rows of one operation.  An operation never spans more than its rows at the
- * box's pitches.
+ * box's pitches, nor more than UVM_CE_ROWS_MAX rows.
  */
 void uvm_ce_batch_push_row(struct uvm_ce_batch *b, const struct uvm_ce_op *op,
 			   u64 dst_pitch, u64 src_pitch)

@@ -20,6 +20,14 @@ struct uvm_gpu;
 /* Bytes a run joined by uvm_ce_batch_push_run() grows to at most. */
 #define UVM_CE_RUN_MAX		SZ_64K
 
+/*
+ * Rows uvm_ce_batch_push_row() joins into one operation at most.  An engine
+ * runs the submissions of every user of its GPU in order: a box of a
+ * billion one-byte rows must reach it as many small submissions, between
+ * which the others' work runs, not as one that holds them all for minutes.
+ */
+#define UVM_CE_ROWS_MAX		4096
+
 /**
  * struct uvm_ce_batch - copy-engine operations being gathered
  * @gpu:	GPU whose copy engine runs them, NULL when empty

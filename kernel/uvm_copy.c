@@ -140,7 +140,7 @@ struct uvm_copy_boxes {
 
 /**
  * struct uvm_copy_job - validated copies or a memset
- * @job:	the queue's part; weight = pages + boxes
+ * @job:	the queue's part; weight = pages copied + pages pinned + boxes
  * @gpu:	the GPU whose engine works
  * @is_memset:	a memset: the boxes' @src unused
  * @pattern:	memset: the element replicated to 64 bits
@@ -1091,12 +1091,17 @@ again:
 	if (merged && !ret)
 		uvm_copy_boxes_join(job);
 
+	/* pinned pages weigh too: a sparse box pins its whole span */
 	for (i = 0; !ret && i < job->nboxes; i++) {
 		box = &job->boxes[i];
-		if (!box->dst.kind)
+		if (!box->dst.kind) {
 			ret = uvm_copy_side_pin(&box->dst, true);
-		if (!ret && !job->is_memset && !box->src.kind)
+			weight += box->dst.npages;
+		}
+		if (!ret && !job->is_memset && !box->src.kind) {
 			ret = uvm_copy_side_pin(&box->src, false);
+			weight += box->src.npages;
+		}
 		if (ret)
 			*failed = box->index;
 		if (!box->dst.kind || !box->src.kind)

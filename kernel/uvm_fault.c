@@ -145,8 +145,8 @@ struct uvm_fault_service;
  * @end:	index after the last
  * @nfatal:	faults of the group found fatal; written by the worker that
  *		serviced the group
- * @deferred:	the group went to its VA space's deferred servicer whole;
- *		written by that worker too
+ * @deferred:	none of the group's faults was serviced here: all went to
+ *		its VA space's deferred servicer; written by that worker too
  */
 struct uvm_fault_group {
 	struct uvm_va_space *va_space;
@@ -223,7 +223,7 @@ struct uvm_fault_service {
 
 /**
  * struct uvm_fault_deferred - the faults of one GPU VA space, off the GPU's work
- * @work:	services @svc's entries (on system_unbound_wq), taking the
+ * @work:	services @svc's entries (on uvm_wq), taking the
  *		VA space's locks as long as they take, then replays
  * @svc:	its own servicing state; the GPU's workers append faults to
  *		its entries
@@ -317,6 +317,9 @@ static void uvm_fault_add_fatal(struct uvm_fault_worker *w,
 	w->fatal[w->nfatal++] = *e;
 }
 
+static bool uvm_fault_defer(struct uvm_fault_service *svc, struct uvm_va_space *va_space,
+			    const struct uvm_fault_entry *e, u32 n);
+
 /**
  * uvm_fault_service_block() - service the faults of one block
  * @w:		the worker
@@ -328,9 +331,14 @@ static void uvm_fault_add_fatal(struct uvm_fault_worker *w,
  * on managed memory are serviced together through the block.  Faults outside
  * any allocation go to the pageable list (to the fatal list without HMM);
  * all of the block's managed faults when the block cannot be serviced go to
- * the fatal list.
+ * the fatal list.  When serving them would wait for busy chunks of a full
+ * GPU, the GPU's own servicing hands the block's faults to the VA space's
+ * deferred servicer instead.
+ *
+ * Return: true when a fault was serviced here (mapped, or found fatal),
+ * false when all went elsewhere (the pageable list, the deferred servicer).
  */
-static void uvm_fault_service_block(struct uvm_fault_worker *w,
+static bool uvm_fault_service_block(struct uvm_fault_worker *w,
 				    struct uvm_va_space *va_space,
 				    u32 first, u32 end)
 {
@@ -339,6 +347,7 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
 	struct uvm_fault_entry *e = w->svc->entries;
 	struct uvm_va_block *block;
 	u32 i, page, nreq = 0;
+	bool here = false;
 	int ret;
 
 	memset(req, 0, sizeof(*req));
@@ -354,6 +363,7 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
 			if (uvm_va_range_service_fault(va_space, range, gpu,
 						       e[i].va, e[i].access))
 				uvm_fault_add_fatal(w, &e[i]);
+			here = true;
 			continue;
 		}
 		page = (e[i].va & (UVM_VA_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
@@ -365,23 +375,34 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
 		nreq++;
 	}
 	if (!nreq)
-		return;
+		return here;
 
 	block = uvm_va_block_get_or_create(va_space, e[first].va);
 	if (IS_ERR(block)) {
 		ret = PTR_ERR(block);
 	} else {
-		/* A full GPU: evict with the block lock dropped, then retry. */
+		/*
+		 * A full GPU: evict with the block lock dropped, then retry.
+		 * The GPU's own servicing does not wait for chunks that are
+		 * busy (their VA space locked: possibly for as long as its
+		 * process wants): the block's faults go to the VA space's
+		 * servicer, which waits.
+		 */
+		uvm_va_block_ctx_set_no_wait(w->ctx, !w->svc->deferred);
 		do {
 			mutex_lock(&block->lock);
 			ret = uvm_va_block_service_gpu_faults(block, w->ctx, gpu, req);
 			mutex_unlock(&block->lock);
 		} while (uvm_va_block_oom_evict(w->ctx, va_space, &ret));
+		if (ret == -EAGAIN && uvm_fault_defer(w->svc, va_space, &e[first], end - first))
+			return here;
+		if (ret == -EAGAIN)
+			ret = -ENOMEM;
 	}
 	trace_uvm_block_serviced(gpu->index, va_space->id,
 				 e[first].va & ~(UVM_VA_BLOCK_SIZE - 1), nreq, ret);
 	if (!ret)
-		return;
+		return true;
 
 	pr_info_ratelimited("GPU %u: cannot service faults at 0x%llx: %d\n",
 			    gpu->index, e[first].va & ~(UVM_VA_BLOCK_SIZE - 1), ret);
@@ -391,26 +412,7 @@ static void uvm_fault_service_block(struct uvm_fault_worker *w,
 		if (range && range->kind == UVM_RANGE_MANAGED)
 			uvm_fault_add_fatal(w, &e[i]);
 	}
-}
-
-static bool uvm_fault_defer(struct uvm_fault_service *svc, struct uvm_va_space *va_space,
-			    const struct uvm_fault_entry *e, u32 n);
-
-/**
- * uvm_fault_mm_busy() - would pageable faults wait for their process?
- * @va_space:	the VA space
- *
- * Their servicing takes the process's mmap_lock and the VA space lock for
- * read: busy when either is held for writing or a writer waits.
- *
- * Return: true when busy.
- */
-static bool uvm_fault_mm_busy(struct uvm_va_space *va_space)
-{
-	if (rwsem_is_contended(&va_space->lock) || !mmap_read_trylock(va_space->mm))
-		return true;
-	mmap_read_unlock(va_space->mm);
-	return false;
+	return true;
 }
 
 /**
@@ -424,9 +426,11 @@ static bool uvm_fault_mm_busy(struct uvm_va_space *va_space)
  *
  * The GPU's own servicing never waits for one process: when the VA space
  * lock is held for writing or a writer waits for it (a munmap behind a long
- * copy), the whole group goes to the VA space's deferred servicer, and so
- * do its pageable faults when the process's mmap_lock is busy
- * (uvm_fault_defer()).  The deferred servicer itself waits.
+ * copy), the whole group goes to the VA space's deferred servicer
+ * (uvm_fault_defer()).  So do its pageable faults, always: serving them
+ * takes the process's mmap_lock and faults pages in through the process's
+ * own mappings, which can wait as long as a file system does (a FUSE
+ * daemon that never answers).  The deferred servicer itself waits.
  */
 static void uvm_fault_service_group(struct uvm_fault_worker *w,
 				    struct uvm_fault_group *grp)
@@ -435,9 +439,9 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 	struct uvm_fault_entry *e = w->svc->entries;
 	struct uvm_va_space *va_space = grp->va_space;
 	u32 i, next, nfatal = w->nfatal;
+	struct mem_cgroup *old;
 
 	grp->nfatal = 0;
-	grp->deferred = false;
 	if (w->svc->deferred) {
 		down_read(&va_space->lock);
 	} else if (!down_read_trylock(&va_space->lock)) {
@@ -448,13 +452,18 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 		/* no memory to hand them over: wait, as the servicer would */
 		down_read(&va_space->lock);
 	}
+	/* what serving them allocates is the faulting process's */
+	old = uvm_va_space_charge_begin(va_space);
+	/* nothing serviced here (all handed over): deferred, no replay for it */
+	grp->deferred = true;
 	for (i = grp->first; i < grp->end; i = next) {
 		u64 block = e[i].va >> UVM_VA_BLOCK_SHIFT;
 
 		for (next = i + 1; next < grp->end; next++)
 			if (e[next].va >> UVM_VA_BLOCK_SHIFT != block)
 				break;
-		uvm_fault_service_block(w, va_space, i, next);
+		if (uvm_fault_service_block(w, va_space, i, next))
+			grp->deferred = false;
 		if (uvm_param_get(&fault_replay_policy) == UVM_REPLAY_BLOCK) {
 			gpu->ops->fault_replay(gpu);
 			uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
@@ -462,10 +471,13 @@ static void uvm_fault_service_group(struct uvm_fault_worker *w,
 		}
 	}
 	up_read(&va_space->lock);
-	if (w->nhmm && (w->svc->deferred || !uvm_fault_mm_busy(va_space) ||
-			!uvm_fault_defer(w->svc, va_space, w->hmm, w->nhmm)))
+	if (w->nhmm && (w->svc->deferred ||
+			!uvm_fault_defer(w->svc, va_space, w->hmm, w->nhmm))) {
 		uvm_hmm_service_faults(va_space, gpu, w->hmm, w->nhmm,
 				       w->fatal, &w->nfatal);
+		grp->deferred = false;
+	}
+	uvm_va_space_charge_end(old);
 	w->nhmm = 0;
 	grp->nfatal = w->nfatal - nfatal;
 	uvm_va_space_count(va_space, UVM_COUNTER_GPU_FATAL_FAULTS, grp->nfatal);
@@ -863,19 +875,21 @@ static void uvm_fault_service_free(struct uvm_fault_service *svc)
 /**
  * uvm_fault_service_alloc() - servicing state with one worker
  * @gpu:	the GPU it services
+ * @gfp:	allocation flags of the arrays (the worker's scratch space is
+ *		the driver's)
  *
  * Return: the state or NULL.
  */
-static struct uvm_fault_service *uvm_fault_service_alloc(struct uvm_gpu *gpu)
+static struct uvm_fault_service *uvm_fault_service_alloc(struct uvm_gpu *gpu, gfp_t gfp)
 {
-	struct uvm_fault_service *svc = kzalloc(sizeof(*svc), GFP_KERNEL);
+	struct uvm_fault_service *svc = kzalloc(sizeof(*svc), gfp);
 
 	if (!svc)
 		return NULL;
 	svc->gpu = gpu;
-	svc->entries = kvcalloc(fault_batch_size, sizeof(*svc->entries), GFP_KERNEL);
-	svc->merged = kvcalloc(fault_batch_size, sizeof(*svc->merged), GFP_KERNEL);
-	svc->groups = kvcalloc(fault_batch_size, sizeof(*svc->groups), GFP_KERNEL);
+	svc->entries = kvcalloc(fault_batch_size, sizeof(*svc->entries), gfp);
+	svc->merged = kvcalloc(fault_batch_size, sizeof(*svc->merged), gfp);
+	svc->groups = kvcalloc(fault_batch_size, sizeof(*svc->groups), gfp);
 	if (!svc->entries || !svc->merged || !svc->groups ||
 	    !uvm_fault_workers_alloc(svc, 1)) {
 		uvm_fault_service_free(svc);
@@ -892,7 +906,7 @@ static struct uvm_fault_service *uvm_fault_service_alloc(struct uvm_gpu *gpu)
  */
 int uvm_fault_gpu_init(struct uvm_gpu *gpu)
 {
-	struct uvm_fault_service *svc = uvm_fault_service_alloc(gpu);
+	struct uvm_fault_service *svc = uvm_fault_service_alloc(gpu, GFP_KERNEL);
 
 	if (!svc)
 		return -ENOMEM;
@@ -975,14 +989,17 @@ static struct uvm_fault_deferred *uvm_fault_deferred_get(struct uvm_gpu *gpu,
 							 struct uvm_gpu_va_space *gvs)
 {
 	struct uvm_fault_deferred *d = READ_ONCE(gvs->deferred), *old;
+	struct mem_cgroup *memcg;
 
 	if (d)
 		return d;
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d)
-		return NULL;
-	d->svc = uvm_fault_service_alloc(gpu);
-	if (!d->svc) {
+	/* the VA space's, charged to its owner */
+	memcg = uvm_va_space_charge_begin(gvs->va_space);
+	d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
+	if (d)
+		d->svc = uvm_fault_service_alloc(gpu, GFP_KERNEL_ACCOUNT);
+	uvm_va_space_charge_end(memcg);
+	if (!d || !d->svc) {
 		kfree(d);
 		return NULL;
 	}
@@ -1032,7 +1049,7 @@ static bool uvm_fault_defer(struct uvm_fault_service *svc, struct uvm_va_space *
 		if (!d->queued) {
 			d->queued = true;
 			kref_get(&va_space->kref);
-			queue_work(system_unbound_wq, &d->work);
+			queue_work(uvm_wq, &d->work);
 		}
 	}
 	spin_unlock(&d->lock);

@@ -338,6 +338,9 @@ static bool uvm_hmm_invalidate(struct mmu_interval_notifier *mni,
 	u32 last = (end - region->start + PAGE_SIZE - 1) >> PAGE_SHIFT;
 	bool blockable = mmu_notifier_range_blockable(range);
 
+	/* fork() write-protects a private mapping to share its pages */
+	if (range->event == MMU_NOTIFY_PROTECTION_PAGE)
+		atomic_inc(&region->va_space->hmm.shares);
 	if (blockable)
 		mutex_lock(&region->lock);
 	else if (!mutex_trylock(&region->lock))

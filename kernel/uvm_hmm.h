@@ -32,6 +32,10 @@ struct uvm_va_space;
  * @mm_dead:	the mm's release() ran: no region is armed any more
  * @chunks:	device-private vidmem chunks this VA space allocated
  *		(uvm_hmm_devmem.c); uvm_hmm_devmem's lock
+ * @shares:	invalidations that may have shared its pages with another mm
+ *		(fork()'s write protection of private mappings): a chunk
+ *		allocated before one may have pages mapped where eviction
+ *		cannot lock (uvm_hmm_devmem.c)
  */
 struct uvm_hmm_va_space {
 	struct mutex arm_lock; /* region arming, @mn registration */
@@ -40,6 +44,7 @@ struct uvm_hmm_va_space {
 	bool mn_registered;
 	bool mm_dead;
 	struct list_head chunks;
+	atomic_t shares;
 };
 
 /* Operations of UVM_IOC_MIGRATE on pageable memory (values of UVM_MIGRATE_*). */

@@ -96,6 +96,9 @@ struct uvm_hmm_devmem {
  * @nbusy:	bits set in @busy
  * @nresv:	of those, pages reserved for a migration, not yet handed out
  * @pins:	evictions working on the chunk: it is not freed meanwhile
+ * @shares:	@owner's uvm_hmm_va_space.shares when the chunk was allocated:
+ *		a different count now means its pages may be mapped by a
+ *		fork() child too
  *
  * Everything but @dm, @addr and @pfn_first is protected by
  * uvm_hmm_devmem_lock.  The chunk is freed when @nbusy and @pins are 0.
@@ -111,6 +114,7 @@ struct uvm_hmm_chunk {
 	u32 nbusy;
 	u32 nresv;
 	u32 pins;
+	int shares;
 };
 
 static DEFINE_SPINLOCK(uvm_hmm_devmem_lock); /* chunk lists, chunk state */
@@ -818,9 +822,21 @@ static void uvm_hmm_skip_dying(unsigned long *src, unsigned long npages)
 	}
 }
 
+/*
+ * May a chunk's pages be mapped in an mm eviction cannot lock?  Disowned, or
+ * its owner saw a fork-like write protection since it was allocated.
+ * uvm_hmm_devmem_lock held.
+ */
+static bool __uvm_hmm_chunk_maybe_shared(const struct uvm_hmm_chunk *chunk)
+{
+	return !chunk->owner || chunk->shares != atomic_read(&chunk->owner->hmm.shares);
+}
+
 /**
  * uvm_hmm_chunk_lock_owner_mm() - hold off unmapping in the chunk owner's mm
  * @chunk:	the chunk, pinned
+ * @force:	lock what can be locked even when the chunk's pages may be
+ *		mapped elsewhere (module unload)
  *
  * migrate_device_finalize() walks the reverse map of every page it
  * finalizes, even a page mapped nowhere, through the anon_vma the page
@@ -834,24 +850,35 @@ static void uvm_hmm_skip_dying(unsigned long *src, unsigned long npages)
  * its page tables and anon_vmas only after.  It is only tried: an
  * eviction never waits for an mmap lock, whatever its caller holds.
  *
- * Not covered: a fork() child sharing its parent's device pages, and a
- * chunk whose VA space is gone (disowned): their pages are evicted without
- * a lock, as migrate_device_range() allows.
+ * The pages of a chunk whose VA space is gone (disowned), or of one whose
+ * pages a fork() may have shared with a child (the owner's mm saw a
+ * fork-like write protection since the chunk was allocated), may be mapped
+ * in an mm no lock can be taken of: such a chunk is not evicted (its pages
+ * stay until freed, then the chunk goes) unless @force (module unload,
+ * when nothing else can give the memory back).
  *
  * Return: the mm, locked and grabbed (for uvm_hmm_chunk_unlock_owner_mm()),
- * NULL for a disowned chunk, or ERR_PTR(-EBUSY) when the lock is taken.
+ * NULL for a disowned chunk (@force only), ERR_PTR(-EBUSY) when the lock
+ * is taken, ERR_PTR(-EPERM) when the chunk cannot be evicted safely.
  */
-static struct mm_struct *uvm_hmm_chunk_lock_owner_mm(struct uvm_hmm_chunk *chunk)
+static struct mm_struct *uvm_hmm_chunk_lock_owner_mm(struct uvm_hmm_chunk *chunk, bool force)
 {
 	struct mm_struct *mm = NULL;
+	bool unsafe;
 
 	spin_lock(&uvm_hmm_devmem_lock);
+	unsafe = __uvm_hmm_chunk_maybe_shared(chunk);
 	if (chunk->owner) {
 		/* the VA space holds its mm until it disowns its chunks */
 		mm = chunk->owner->mm;
 		mmgrab(mm);
 	}
 	spin_unlock(&uvm_hmm_devmem_lock);
+	if (unsafe && !force) {
+		if (mm)
+			mmdrop(mm);
+		return ERR_PTR(-EPERM);
+	}
 	/* mmap_lock.h has mmap_read_trylock() but no write form */
 	if (mm && !down_write_trylock(&mm->mmap_lock)) {
 		mmdrop(mm);
@@ -871,15 +898,17 @@ static void uvm_hmm_chunk_unlock_owner_mm(struct mm_struct *mm)
 /**
  * uvm_hmm_chunk_evict() - bring every page of a chunk back to system memory
  * @chunk:	the chunk, pinned by the caller
+ * @force:	also a chunk whose pages may be mapped where no lock can be
+ *		taken (module unload only)
  *
  * Pages that are locked or being migrated right now are skipped, and so is
  * the whole chunk while its owner's mmap lock is taken: the caller tries
  * again later.
  *
  * Context: process, no spinlock held.
- * Return: 0, -EBUSY or -ENOMEM.
+ * Return: 0, -EBUSY, -EPERM (not safely evictable) or -ENOMEM.
  */
-static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk)
+static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk, bool force)
 {
 	struct uvm_hmm_migrate_ctx *mig;
 	struct mm_struct *mm;
@@ -888,7 +917,7 @@ static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk)
 	mig = kvzalloc(sizeof(*mig), GFP_KERNEL);
 	if (!mig)
 		return -ENOMEM;
-	mm = uvm_hmm_chunk_lock_owner_mm(chunk);
+	mm = uvm_hmm_chunk_lock_owner_mm(chunk, force);
 	if (IS_ERR(mm)) {
 		kvfree(mig);
 		return PTR_ERR(mm);
@@ -910,7 +939,8 @@ static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk)
  * uvm_hmm_devmem_evict_one() - make room on a full GPU
  * @dm:		the GPU's device memory
  *
- * Evicts the oldest chunk that no migration is filling right now.
+ * Evicts the oldest chunk that no migration is filling right now and whose
+ * pages can all be reached under their owner's lock.
  *
  * Return: true when a chunk was evicted (its vidmem is free unless some of
  * its pages were busy).
@@ -921,7 +951,7 @@ static bool uvm_hmm_devmem_evict_one(struct uvm_hmm_devmem *dm)
 
 	spin_lock(&uvm_hmm_devmem_lock);
 	list_for_each_entry(chunk, &dm->chunks, dm_node) {
-		if (!chunk->nresv && !chunk->pins) {
+		if (!chunk->nresv && !chunk->pins && !__uvm_hmm_chunk_maybe_shared(chunk)) {
 			victim = chunk;
 			victim->pins++;
 			list_move_tail(&victim->dm_node, &dm->chunks);
@@ -931,7 +961,7 @@ static bool uvm_hmm_devmem_evict_one(struct uvm_hmm_devmem *dm)
 	spin_unlock(&uvm_hmm_devmem_lock);
 	if (!victim)
 		return false;
-	uvm_hmm_chunk_evict(victim);
+	uvm_hmm_chunk_evict(victim, false);
 	uvm_hmm_chunk_unpin(victim);
 	return true;
 }
@@ -1034,6 +1064,7 @@ u32 uvm_hmm_devmem_reserve(struct uvm_hmm_migrate_ctx *mig,
 			break;
 		spin_lock(&uvm_hmm_devmem_lock);
 		chunk->owner = va_space;
+		chunk->shares = atomic_read(&va_space->hmm.shares);
 		list_add_tail(&chunk->dm_node, &dm->chunks);
 		list_add(&chunk->owner_node, &va_space->hmm.chunks);
 		spin_unlock(&uvm_hmm_devmem_lock);
@@ -1100,17 +1131,22 @@ static struct uvm_hmm_chunk *__uvm_hmm_list_first(struct list_head *head,
  * @owner:	which list member links the chunks
  * @rounds:	rounds over the list before giving up; each round evicts
  *		every chunk once, and waits a little before the next
+ * @force:	evict chunks whose pages may be mapped where no lock can be
+ *		taken too (unload); else they stay, and a round where every
+ *		chunk left is such ends the rounds at once
  *
  * Return: true when the list is empty.
  */
-static bool uvm_hmm_evict_list(struct list_head *head, bool owner, u32 rounds)
+static bool uvm_hmm_evict_list(struct list_head *head, bool owner, u32 rounds, bool force)
 {
 	struct uvm_hmm_chunk *chunk;
 	u32 round, n, left = 0;
+	bool busy = true;
 
-	for (round = 0; round <= rounds; round++) {
+	for (round = 0; round <= rounds && busy; round++) {
 		if (round)
 			msleep(20);
+		busy = false;
 		for (n = 0; ; n++) {
 			spin_lock(&uvm_hmm_devmem_lock);
 			chunk = __uvm_hmm_list_first(head, owner, &left);
@@ -1121,7 +1157,7 @@ static bool uvm_hmm_evict_list(struct list_head *head, bool owner, u32 rounds)
 			spin_unlock(&uvm_hmm_devmem_lock);
 			if (!chunk)
 				break;
-			uvm_hmm_chunk_evict(chunk);
+			busy |= uvm_hmm_chunk_evict(chunk, force) != -EPERM;
 			uvm_hmm_chunk_unpin(chunk);
 		}
 		if (!left)
@@ -1145,7 +1181,7 @@ void uvm_hmm_devmem_evict_va_space(struct uvm_va_space *va_space)
 {
 	struct uvm_hmm_chunk *chunk, *tmp;
 
-	if (uvm_hmm_evict_list(&va_space->hmm.chunks, true, UVM_HMM_EVICT_ROUNDS))
+	if (uvm_hmm_evict_list(&va_space->hmm.chunks, true, UVM_HMM_EVICT_ROUNDS, false))
 		return;
 	pr_warn_ratelimited("device pages still busy at release; they return to RAM at unload\n");
 	spin_lock(&uvm_hmm_devmem_lock);
@@ -1215,7 +1251,7 @@ err_free_dm:
  */
 static void uvm_hmm_devmem_remove(struct uvm_hmm_devmem *dm)
 {
-	while (!uvm_hmm_evict_list(&dm->chunks, false, UVM_HMM_EVICT_ROUNDS))
+	while (!uvm_hmm_evict_list(&dm->chunks, false, UVM_HMM_EVICT_ROUNDS, true))
 		pr_warn("GPU %u: device pages still busy at unload, retrying\n",
 			dm->gpu->index);
 	memunmap_pages(&dm->pgmap);

@@ -54,6 +54,11 @@
  *   lock held, and by the netlink queries (uvm_netlink.c), which under it
  *   only read constants and atomics or take a reference; nothing is taken
  *   inside it.
+ * - ``uvm_fault_deferred.lock`` (spinlock, uvm_fault.c): the faults
+ *   handed to a GPU VA space's deferred servicer; a leaf, taken by any
+ *   fault-servicing worker of the GPU.
+ * - ``uvm_queue.lock`` (spinlock, uvm_queue.c): a VA space's job list,
+ *   fences and cancellation; a leaf.
  * - The netlink family's event counters are atomics; events are sent
  *   under any of the locks above (GFP_NOWAIT, never sleeping), taking only
  *   the kernel's netlink table and socket queue locks.
@@ -62,7 +67,11 @@
  * is not reentrant); it takes 2 then 3 for each VA space and block of the
  * batch, then, for the batch's pageable faults with 2 dropped: 0 (arming),
  * 1 (read), 2 (read, to read the policy), 3 (a region lock), one after the
- * other, never nested.  With fault_service_threads above 1, helper work
+ * other, never nested.  It never waits for 2: it tries it, and when a
+ * writer holds it or waits for it hands the VA space's faults to that GPU
+ * VA space's deferred servicer (a work item of its own that takes 2 as
+ * long as it takes); pageable faults also go there when 1 is busy.  No
+ * process's locks can stall the servicing of another's faults.  With fault_service_threads above 1, helper work
  * items do the same per group of the batch, each taking its own locks; the
  * work item waits for them (flush_work()) holding no lock, only references
  * on the batch's VA spaces: holding 1 or 2 for read there would deadlock

@@ -382,7 +382,7 @@ static int __init uvm_params_check(void)
 }
 
 /**
- * uvm_core_init() - slab caches and the page pool's shrinker
+ * uvm_core_init() - slab caches, the page pool's shrinker, the workqueue
  *
  * Return: 0 or -ENOMEM.
  */
@@ -394,12 +394,22 @@ static int __init uvm_core_init(void)
 		return ret;
 	ret = uvm_page_pool_module_init();
 	if (ret)
-		uvm_va_block_exit();
+		goto err_block_exit;
+	ret = uvm_queue_module_init();
+	if (ret)
+		goto err_pool_exit;
+	return 0;
+
+err_pool_exit:
+	uvm_page_pool_module_exit();
+err_block_exit:
+	uvm_va_block_exit();
 	return ret;
 }
 
 static void uvm_core_exit(void)
 {
+	uvm_queue_module_exit();
 	uvm_page_pool_module_exit();
 	uvm_va_block_exit();
 }

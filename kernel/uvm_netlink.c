@@ -20,8 +20,8 @@
  * real, effective and saved ids, a dumpable owner), and to CAP_SYS_ADMIN.
  * Events: where the kernel can filter a multicast per listener
  * (genlmsg_multicast_netns_filtered()), anyone may join and receives the
- * events of their own VA spaces, all of them with CAP_PERFMON or
- * CAP_SYS_ADMIN; elsewhere joining needs CAP_SYS_ADMIN
+ * events of the VA spaces it could list (by its socket's credentials), all
+ * of them with CAP_PERFMON or CAP_SYS_ADMIN; elsewhere joining needs CAP_SYS_ADMIN
  * (GENL_MCAST_CAP_SYS_ADMIN).  Without either mechanism no event is sent.
  * GET_GPUS replies say which (UVM_NL_A_EVENT_ACCESS).  The family exists in
  * the initial network namespace only.
@@ -146,17 +146,48 @@ bool uvm_nl_listening(void)
 }
 
 /**
+ * uvm_nl_creds_see() - may credentials read the owner's memory map?
+ * @reader:	the reader's credentials (its socket's file)
+ * @va_space:	the VA space
+ *
+ * The credential rules /proc/PID/maps follows (ptrace access for reading,
+ * which modules cannot call): the reader's filesystem uid and gid equal the
+ * owner's real, effective and saved ones (a setuid program, or one that
+ * dropped privileges but kept them saved, stays hidden), and the owner is
+ * dumpable (a process that made itself non-dumpable, or changed its
+ * credentials, stays hidden too).
+ *
+ * Context: any (reads the owner's credentials under RCU).
+ * Return: true when they may.
+ */
+static bool uvm_nl_creds_see(const struct cred *reader, const struct uvm_va_space *va_space)
+{
+	const struct cred *owner;
+	struct task_struct *task;
+	bool sees = false;
+
+	if (!uid_eq(reader->euid, va_space->uid) ||
+	    get_dumpable(va_space->mm) != SUID_DUMP_USER)
+		return false;
+	rcu_read_lock();
+	task = pid_task(va_space->pid, PIDTYPE_TGID);
+	if (task) {
+		owner = __task_cred(task);
+		sees = uid_eq(reader->fsuid, owner->euid) && uid_eq(reader->fsuid, owner->suid) &&
+		       uid_eq(reader->fsuid, owner->uid) && gid_eq(reader->fsgid, owner->egid) &&
+		       gid_eq(reader->fsgid, owner->sgid) && gid_eq(reader->fsgid, owner->gid);
+	}
+	rcu_read_unlock();
+	return sees;
+}
+
+/**
  * uvm_nl_reader_sees() - may a netlink reader see a VA space?
  * @skb:	the request (its socket carries the reader's credentials)
  * @va_space:	the VA space
  *
- * By the credential rules /proc/PID/maps follows (ptrace access for
- * reading, which modules cannot call): the reader is the owner itself; or
- * the reader's socket was opened with a filesystem uid and gid equal to
- * the owner's real, effective and saved ones (a setuid program, or one that
- * dropped privileges but kept them saved, stays hidden), and the owner is
- * dumpable (a process that made itself non-dumpable, or changed its
- * credentials, stays hidden too); or the reader has CAP_SYS_ADMIN.
+ * The owner itself; readers whose credentials uvm_nl_creds_see() lets
+ * read the owner's memory map; CAP_SYS_ADMIN.
  *
  * Context: the reader's (a dump runs in its sendmsg/recvmsg).
  * Return: true when it may.
@@ -165,29 +196,19 @@ static bool uvm_nl_reader_sees(const struct sk_buff *skb,
 			       const struct uvm_va_space *va_space)
 {
 	const struct sock *sk = NETLINK_CB(skb).sk;
-	const struct cred *reader, *owner;
 	struct task_struct *task;
-	bool sees = false;
+	bool self;
 
 	if (netlink_capable(skb, CAP_SYS_ADMIN))
 		return true;
-	if (!sk || !sk->sk_socket || !sk->sk_socket->file)
-		return false;
-	reader = sk->sk_socket->file->f_cred;
-	if (!uid_eq(reader->euid, va_space->uid))
-		return false;
 	rcu_read_lock();
 	task = pid_task(va_space->pid, PIDTYPE_TGID);
-	if (task && same_thread_group(task, current)) {
-		sees = true;
-	} else if (task && get_dumpable(va_space->mm) == SUID_DUMP_USER) {
-		owner = __task_cred(task);
-		sees = uid_eq(reader->fsuid, owner->euid) && uid_eq(reader->fsuid, owner->suid) &&
-		       uid_eq(reader->fsuid, owner->uid) && gid_eq(reader->fsgid, owner->egid) &&
-		       gid_eq(reader->fsgid, owner->sgid) && gid_eq(reader->fsgid, owner->gid);
-	}
+	self = task && same_thread_group(task, current);
 	rcu_read_unlock();
-	return sees;
+	if (self)
+		return true;
+	return sk && sk->sk_socket && sk->sk_socket->file &&
+	       uvm_nl_creds_see(sk->sk_socket->file->f_cred, va_space);
 }
 
 /* The reader's view of a VA space's owner: pid in its namespace, uid. */
@@ -515,6 +536,11 @@ static int uvm_nl_get_residency(struct sk_buff *skb, struct netlink_callback *cb
 	va_space = uvm_nl_va_space_get(cb->args[1], NULL);
 	if (!va_space)
 		return 0;
+	/* the owner may have hidden itself since the request (setuid, prctl) */
+	if (!uvm_nl_reader_sees(cb->skb, va_space)) {
+		ret = -EPERM;
+		goto out_put;
+	}
 	states = kmalloc_array(UVM_NL_RESIDENCY_CHUNK, sizeof(*states), GFP_KERNEL);
 	if (!states) {
 		ret = -ENOMEM;
@@ -612,8 +638,9 @@ err_drop:
 
 /*
  * The per-listener filter: nonzero skips @dsk.  A listener sees the events
- * of VA spaces opened by its socket's effective uid, all with CAP_PERFMON
- * or CAP_SYS_ADMIN.
+ * of VA spaces whose owner's memory map its socket's credentials may read
+ * (uvm_nl_creds_see(), the rule of the queries), all with CAP_PERFMON or
+ * CAP_SYS_ADMIN.
  */
 static int __maybe_unused uvm_nl_event_filter(struct sock *dsk, struct sk_buff *skb,
 					      void *data)
@@ -623,7 +650,7 @@ static int __maybe_unused uvm_nl_event_filter(struct sock *dsk, struct sk_buff *
 
 	if (!file)
 		return 1;
-	if (uid_eq(file->f_cred->euid, va_space->uid))
+	if (uvm_nl_creds_see(file->f_cred, va_space))
 		return 0;
 	return !(file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
 		 file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN));

@@ -174,7 +174,11 @@ static bool uvm_pmm_evict_block(struct uvm_gpu *gpu, struct uvm_va_space *va_spa
 	}
 	block = xa_load(&va_space->blocks, index);
 	if (block && mutex_trylock(&block->lock)) {
+		/* the evicted data's new home is its owner's, not the evictor's */
+		struct mem_cgroup *old = uvm_va_space_charge_begin(va_space);
+
 		ret = uvm_va_block_evict_gpu(block, ctx, gpu);
+		uvm_va_space_charge_end(old);
 		mutex_unlock(&block->lock);
 		freed = !ret;
 		if (ret == -ENOENT)

@@ -8,7 +8,7 @@
  * fence of its VA space when submitted, and jobs run one at a time in fence
  * order, so a completed fence implies every earlier one completed: libuvm
  * builds CUDA stream order on that.  An asynchronous job returns its fence
- * at once and runs on a worker (system_unbound_wq); UVM_IOC_FENCE_WAIT waits
+ * at once and runs on a worker (uvm_wq); UVM_IOC_FENCE_WAIT waits
  * for a fence (killably) or polls it, and reports a failed job's error once.
  * A synchronous job runs in the caller when nothing is queued or running (no
  * hand-off), else it queues and the caller waits for its fence.
@@ -112,7 +112,8 @@ static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret
 {
 	u64 fence = job->fence, weight = job->weight;
 
-	if (ret)
+	/* a cancelled queue's errors have nobody left to wait for them */
+	if (ret && !READ_ONCE(q->cancelled))
 		uvm_queue_record_error(q, fence, ret);
 
 	job->ops->free(job);
@@ -132,10 +133,16 @@ static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret
 
 static void uvm_queue_run(struct uvm_queue *q, struct uvm_job *job)
 {
+	struct uvm_va_space *va_space = queue_va_space(q);
+	struct mem_cgroup *old;
 	int ret = -ECANCELED;
 
-	if (!READ_ONCE(q->cancelled))
-		ret = job->ops->run(queue_va_space(q), job);
+	/* a worker is charged to nobody: the job's memory is the owner's */
+	if (!READ_ONCE(q->cancelled)) {
+		old = uvm_va_space_charge_begin(va_space);
+		ret = job->ops->run(va_space, job);
+		uvm_va_space_charge_end(old);
+	}
 	uvm_queue_complete(q, job, ret);
 }
 
@@ -224,7 +231,7 @@ int uvm_queue_submit(struct uvm_queue *q, struct uvm_job *job, bool sync,
 		uvm_queue_run(q, job);
 	/* Queued jobs, or jobs that arrived while this one ran inline. */
 	if (!list_empty_careful(&q->jobs))
-		queue_work(system_unbound_wq, &q->work);
+		queue_work(uvm_wq, &q->work);
 	return 0;
 }
 
@@ -289,6 +296,34 @@ int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data)
 	/* Pairs with smp_store_release() in uvm_queue_complete(). */
 	args->completed = smp_load_acquire(&q->completed);
 	return ret;
+}
+
+struct workqueue_struct *uvm_wq;
+
+/**
+ * uvm_queue_module_init() - the driver's workqueue
+ *
+ * Jobs of VA spaces and deferred fault servicers run on a workqueue of the
+ * driver's own, not on the kernel's shared ones: work that waits as long as
+ * one process makes it (a fault on a file whose file system does not
+ * answer) takes workers of this queue only.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int uvm_queue_module_init(void)
+{
+	uvm_wq = alloc_workqueue("uvm", WQ_UNBOUND, 0);
+	return uvm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * uvm_queue_module_exit() - drain and free the driver's workqueue
+ *
+ * No VA space is left (every file was released, each flushed its work).
+ */
+void uvm_queue_module_exit(void)
+{
+	destroy_workqueue(uvm_wq);
 }
 
 /**

@@ -79,6 +79,11 @@ struct uvm_queue {
 	int folded_errno;
 };
 
+/* The driver's workqueue: jobs of VA spaces, deferred fault servicers. */
+extern struct workqueue_struct *uvm_wq;
+
+int uvm_queue_module_init(void);
+void uvm_queue_module_exit(void);
 void uvm_queue_init(struct uvm_queue *q);
 void uvm_queue_drain(struct uvm_queue *q);
 int uvm_queue_submit(struct uvm_queue *q, struct uvm_job *job, bool sync,

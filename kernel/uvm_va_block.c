@@ -91,6 +91,9 @@
  *		-ENOSPC (see uvm_va_block_oom_evict())
  * @oom_waits:	waits for busy chunks since the operation last succeeded
  * @oom_evictions: evictions since the operation last succeeded
+ * @oom_no_wait: never wait for busy chunks: the operation fails with
+ *		-EAGAIN instead (the GPU's own fault servicing, which serves
+ *		every process, hands the faults to their VA space's servicer)
  * @cause:	why pages move (UVM_NL_CAUSE_*), for migration events; set by
  *		whoever starts the operation, UVM_NL_CAUSE_FAULT by default
  * @ptes:	physical addresses of the PTEs being written
@@ -100,6 +103,7 @@ struct uvm_va_block_ctx {
 	struct uvm_gpu *oom_gpu;
 	u32 oom_waits;
 	u32 oom_evictions;
+	bool oom_no_wait;
 	u32 cause;
 	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
@@ -169,9 +173,20 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 		ctx->oom_gpu = NULL;
 		ctx->oom_waits = 0;
 		ctx->oom_evictions = 0;
+		ctx->oom_no_wait = false;
 		ctx->cause = UVM_NL_CAUSE_FAULT;
 	}
 	return ctx;
+}
+
+/**
+ * uvm_va_block_ctx_set_no_wait() - may the operations wait for busy chunks?
+ * @ctx:	the context
+ * @no_wait:	never wait (see uvm_va_block_oom_evict())
+ */
+void uvm_va_block_ctx_set_no_wait(struct uvm_va_block_ctx *ctx, bool no_wait)
+{
+	ctx->oom_no_wait = no_wait;
 }
 
 /**
@@ -1543,9 +1558,10 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
  * but some were only busy (their block being serviced or copied, their VA
  * space locked or being torn down: in flight, free or evictable in a
  * moment), it waits a little and the caller retries, a bounded number of
- * times; a task with a fatal signal does not wait.  Evictions are bounded
- * too (UVM_OOM_EVICTIONS without success).  Otherwise *@ret becomes
- * -ENOMEM.
+ * times; a task with a fatal signal does not wait, and a context that may
+ * not wait (uvm_va_block_ctx_set_no_wait()) gets *@ret -EAGAIN.  Evictions
+ * are bounded too (UVM_OOM_EVICTIONS without success).  Otherwise *@ret
+ * becomes -ENOMEM.
  *
  * Context: process context, no block lock held; may sleep.
  * Return: true to retry.
@@ -1570,6 +1586,11 @@ bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
 	}
 	if (gpu && busy && ctx->oom_waits < UVM_OOM_WAITS &&
 	    !fatal_signal_pending(current)) {
+		if (ctx->oom_no_wait) {
+			ctx->oom_evictions = 0;
+			*ret = -EAGAIN;
+			return false;
+		}
 		ctx->oom_waits++;
 		msleep(UVM_OOM_WAIT_MS);
 		return true;

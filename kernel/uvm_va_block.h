@@ -148,6 +148,7 @@ void uvm_va_block_exit(void);
 
 struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void);
 u32 uvm_va_block_ctx_set_cause(struct uvm_va_block_ctx *ctx, u32 cause);
+void uvm_va_block_ctx_set_no_wait(struct uvm_va_block_ctx *ctx, bool no_wait);
 void uvm_va_block_ctx_free(struct uvm_va_block_ctx *ctx);
 
 struct uvm_va_block *uvm_va_block_get_or_create(struct uvm_va_space *va_space,

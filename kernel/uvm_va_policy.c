@@ -36,6 +36,7 @@
  * that a pageable range's VMAs can be checked.
  */
 #include <linux/nodemask.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 
@@ -609,6 +610,11 @@ static struct uvm_location uvm_va_policy_last_prefetch(struct uvm_va_space *va_s
 			uniform = code && code == first;
 		}
 		mutex_unlock(&block->lock);
+		/* a query over terabytes walks millions of blocks; a dying
+		 * caller gets no answer worth the wait */
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return (struct uvm_location){};
 	}
 	return uniform ? uvm_location_decode(first) : (struct uvm_location){};
 }

@@ -34,6 +34,7 @@
  */
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
@@ -170,6 +171,7 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 
 	mmgrab(current->mm);
 	va_space->mm = current->mm;
+	va_space->memcg = get_mem_cgroup_from_mm(current->mm);
 	va_space->id = atomic64_inc_return(&uvm_va_space_next_id);
 	va_space->tgid = task_tgid_nr(current);
 	va_space->pid = get_task_pid(current, PIDTYPE_TGID);
@@ -200,6 +202,7 @@ static void uvm_va_space_free(struct kref *kref)
 	uvm_va_policy_destroy(va_space);
 	uvm_va_space_release_gpus(va_space, uvm_gpu_count);
 	mmdrop(va_space->mm);
+	mem_cgroup_put(va_space->memcg);
 	put_pid(va_space->pid);
 	kfree_rcu(va_space, rcu);
 }
@@ -270,6 +273,31 @@ bool uvm_va_space_owner_exiting(struct uvm_va_space *va_space)
 	exiting = !task || (READ_ONCE(task->signal->flags) & SIGNAL_GROUP_EXIT);
 	rcu_read_unlock();
 	return exiting;
+}
+
+/**
+ * uvm_va_space_charge_begin() - charge allocations to the VA space's owner
+ * @va_space:	the VA space
+ *
+ * Until uvm_va_space_charge_end(), __GFP_ACCOUNT allocations of the caller
+ * (a worker running the VA space's job or faults, another process evicting
+ * its memory) are charged to the opener's memory cgroup, not to whoever
+ * runs the code (a kernel thread is charged to nobody).
+ *
+ * Return: the charging scope to restore.
+ */
+struct mem_cgroup *uvm_va_space_charge_begin(struct uvm_va_space *va_space)
+{
+	return set_active_memcg(va_space->memcg);
+}
+
+/**
+ * uvm_va_space_charge_end() - end a scope of uvm_va_space_charge_begin()
+ * @old:	what it returned
+ */
+void uvm_va_space_charge_end(struct mem_cgroup *old)
+{
+	set_active_memcg(old);
 }
 
 /**

@@ -22,6 +22,7 @@
 #include "uvm_hmm.h"
 #include "uvm_queue.h"
 
+struct mem_cgroup;
 struct mm_struct;
 struct uvm_copy_boxes;
 struct uvm_va_block;
@@ -66,6 +67,11 @@ struct uvm_test_page_state_sizes;
  *		each netlink reader's namespace sees it; constant
  * @uid:	the opener's effective uid; visibility to netlink readers;
  *		constant
+ * @memcg:	the opener's memory cgroup (referenced), charged for what
+ *		work done for the VA space elsewhere allocates: its jobs in
+ *		workers, its faults in the GPU's servicing, eviction of its
+ *		memory by another process (uvm_va_space_charge_begin());
+ *		constant
  * @comm:	the opener's command name at open; constant
  * @node:	in the list of VA spaces (uvm_va_space_list_lock)
  * @rcu:	deferred free: fault servicing looks us up under RCU
@@ -95,6 +101,7 @@ struct uvm_va_space {
 	pid_t tgid;
 	struct pid *pid;
 	kuid_t uid;
+	struct mem_cgroup *memcg;
 	char comm[TASK_COMM_LEN];
 	struct list_head node;
 	struct rcu_head rcu;
@@ -141,6 +148,8 @@ static inline bool uvm_va_space_read_contended(struct uvm_va_space *va_space,
 
 struct uvm_va_space *uvm_va_space_create(struct inode *inode);
 bool uvm_va_space_owner_exiting(struct uvm_va_space *va_space);
+struct mem_cgroup *uvm_va_space_charge_begin(struct uvm_va_space *va_space);
+void uvm_va_space_charge_end(struct mem_cgroup *old);
 bool uvm_va_space_read_yield(struct uvm_va_space *va_space, unsigned long *held_since);
 void uvm_va_space_destroy(struct uvm_va_space *va_space);
 void uvm_va_space_put(struct uvm_va_space *va_space);

@@ -378,8 +378,11 @@ static void vmm_mapping_destroy(struct uvm_va_space *va_space,
 
 		if (!test_bit(i, &map->gpus_mapped))
 			continue;
-		for (g = 0; g < n; g++)
+		/* an allocation of terabytes mapped: millions of granules */
+		for (g = 0; g < n; g++) {
 			vmm_gpu_unmap_granule(va_space, map, g, gpu);
+			cond_resched();
+		}
 		gpu->ops->tlb_invalidate(uvm_va_space_gpu_va_space(va_space, gpu),
 					 start, size);
 	}
@@ -401,8 +404,10 @@ void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *rang
 {
 	struct interval_tree_node *node;
 
-	while ((node = interval_tree_iter_first(&range->vmm.mappings, 0, ULONG_MAX)))
+	while ((node = interval_tree_iter_first(&range->vmm.mappings, 0, ULONG_MAX))) {
 		vmm_mapping_destroy(va_space, range, to_vmm_mapping(node), NULL);
+		cond_resched();
+	}
 }
 
 /**
@@ -842,9 +847,16 @@ int uvm_ioc_mem_set_access(struct uvm_va_space *va_space, void *data)
 		struct uvm_vmm_mapping *map = to_vmm_mapping(node);
 		u64 g, last = vmm_granule(map, min(end, vmm_map_end(map)) - 1);
 
+		/*
+		 * A span may alias one allocation a million times: the whole
+		 * change is made (it was validated whole), with the CPU
+		 * offered between granules.
+		 */
 		for (g = vmm_granule(map, max(args->address, vmm_map_start(map)));
-		     g <= last; g++)
+		     g <= last; g++) {
 			vmm_access_apply(va_space, map, g, descs, args->count, &changed);
+			cond_resched();
+		}
 	}
 	for (i = 0; i < uvm_gpu_count; i++)
 		if (test_bit(i, &changed))

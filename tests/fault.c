@@ -1457,7 +1457,7 @@ TEST_F(parallel, many_blocks)
  * Changed at run time, the parameters take effect (helpers allocated then);
  * batches smaller than faults_per_thread per worker are not spread.
  */
-TEST_F(parallel, changed_at_run_time)
+TEST_F_TIMEOUT(parallel, changed_at_run_time, 120)
 {
 	uint64_t par, helped;
 

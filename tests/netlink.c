@@ -513,7 +513,8 @@ static int unprivileged_child(void *arg)
 	uint8_t *p;
 	int fd, ret;
 
-	if (!gs || !vs || setgid(NOBODY) || setuid(NOBODY))
+	/* a process started as nobody: dumpable again after the switch */
+	if (!gs || !vs || setgid(NOBODY) || setuid(NOBODY) || prctl(PR_SET_DUMPABLE, 1))
 		return 10;
 	if (uvm_nl_open(&nl))
 		return 11;
@@ -582,6 +583,98 @@ TEST_F(netlink, unprivileged)
 		UVM_SKIP("needs root to become nobody");
 	ASSERT_EQ(0, workload(&self->dev, self->p, self->len));
 	ASSERT_EQ(0, uvm_run_child(unprivileged_child, &parent));
+}
+
+/*
+ * Hidden as /proc/PID/maps hides a process: another process of the same
+ * user does not see a VA space whose owner made itself non-dumpable (nor
+ * its residency, nor its events), and sees it once the owner is dumpable
+ * again.  The owner sees its own either way.
+ */
+struct hidden {
+	int go[2], done[2];
+};
+
+static int hidden_owner(void *arg)
+{
+	struct hidden *h = arg;
+	uint8_t *p;
+	char c;
+	int fd, i;
+
+	if (setgid(NOBODY) || setuid(NOBODY))
+		return 10;
+	for (i = 0; i < 2; i++) {
+		/* first non-dumpable (as after the uid switch), then dumpable */
+		if (prctl(PR_SET_DUMPABLE, i))
+			return 11;
+		fd = uvm_open();
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (fd < 0 || p == MAP_FAILED)
+			return 12;
+		*p = 1;
+		if (write(h->go[1], "x", 1) != 1 || read(h->done[0], &c, 1) != 1)
+			return 13;
+		munmap(p, 4096);
+		close(fd);
+	}
+	return 0;
+}
+
+static int hidden_reader(void *arg)
+{
+	struct uvm_nl_vss *vs = calloc(1, sizeof(*vs));
+	uint32_t owner = *(uint32_t *)arg;
+	struct res_dump r;
+	struct uvm_nl nl;
+
+	if (!vs || setgid(NOBODY) || setuid(NOBODY) || prctl(PR_SET_DUMPABLE, 1) ||
+	    uvm_nl_open(&nl))
+		return 20;
+	if (uvm_nl_va_spaces(&nl, owner, vs))
+		return 20;
+	if (vs->n)
+		return 21;	/* sees it */
+	free(vs);
+	memset(&r, 0, sizeof(r));
+	if (residency_dump(&nl, owner, NULL, 4096, 4096, &r) != -EPERM)
+		return 22;
+	free(r.pages);
+	return 0;
+}
+
+TEST_F(netlink, non_dumpable_owner_hidden)
+{
+	struct uvm_nl_vss *vs = calloc(1, sizeof(*vs));
+	struct hidden h;
+	uint32_t owner;
+	pid_t pid;
+	char c;
+	int i, ret;
+
+	if (geteuid() != 0)
+		UVM_SKIP("needs root to become nobody");
+	ASSERT_NE(NULL, vs);
+	ASSERT_EQ(0, pipe(h.go));
+	ASSERT_EQ(0, pipe(h.done));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(hidden_owner(&h));
+	owner = (uint32_t)pid;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, read(h.go[0], &c, 1));
+		/* root sees it always */
+		ASSERT_EQ(0, uvm_nl_va_spaces(&self->nl, owner, vs));
+		ASSERT_EQ(1U, vs->n);
+		/* non-dumpable: not listed, residency refused; dumpable: listed */
+		ret = uvm_run_child(hidden_reader, &owner);
+		EXPECT_EQ(i == 0 ? 0 : 21, ret) TH_LOG("owner dumpable: %d", i);
+		ASSERT_EQ(1, write(h.done[1], "x", 1));
+	}
+	EXPECT_EQ(0, uvm_wait_child(pid));
+	free(vs);
 }
 
 /*

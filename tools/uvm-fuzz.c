@@ -18,7 +18,12 @@
  * valid, boundary and mutated arguments, odd structure sizes, wrong
  * directions and bad argument pointers; simulated GPU launches; fork
  * children that must get -EPERM from every inherited descriptor and are
- * sometimes killed midway; export/import of VMM allocations.
+ * sometimes killed midway; export/import of VMM allocations; sequences that
+ * replace the memory of a queued job under it (a writable registration by
+ * a read-only mapping of a read-only file registered read-only, a VMM
+ * mapping by another allocation, a managed range by a new one, a VMM right
+ * lowered), held behind the test ioctls' queue gate; children killed with
+ * the longest copies queued; many descriptors at once.
  *
  * Oracles: kernel reports in the kernel log (KASAN, lockdep, WARN, BUG,
  * hung tasks, RCU stalls, ...); an operation that does not finish within
@@ -28,7 +33,10 @@
  * structure, a non-zero tail, a wrong direction); an inherited descriptor
  * that works in a fork child; each thread's canary (managed memory written
  * by the CPU and a GPU before the run) read back wrong after it; vidmem in
- * use and pinned pages not back to their values before the run.
+ * use and pinned pages not back to their values before the run; a byte of
+ * the read-only file, or of memory that replaced a queued job's, changed;
+ * a replaced job that succeeded; a killed child with queued work not gone
+ * within seconds.
  *
  * Everything the fuzzer touches lies in an arena of address space it
  * reserved (plus one guard region), so that stale or wild addresses never
@@ -70,7 +78,9 @@
 #define SLOTS_SIZE	(NSLOTS * SLOT_SPAN)
 #define SCRATCH_SIZE	(4ULL << 20)
 #define SCRATCH_SPAN	(8ULL << 20)	/* 4 MiB usable, then a gap */
-#define ARENA_SIZE	(SLOTS_SIZE + MAX_THREADS * SCRATCH_SPAN)
+#define REPLACE_SPAN	(4ULL << 20)	/* per thread: op_replace()'s memory */
+#define REPLACE_OFF	(SLOTS_SIZE + MAX_THREADS * SCRATCH_SPAN)
+#define ARENA_SIZE	(REPLACE_OFF + MAX_THREADS * REPLACE_SPAN)
 #define GUARD_SIZE	(40ULL << 30)	/* > the largest copy/memset */
 #define ARENA_BASE	0x100000000000ULL
 #define ARENA_STRIDE	0x001000000000ULL	/* 64 GiB per process */
@@ -208,6 +218,7 @@ static u64 handles[NFDS][NHANDLES];
 static int export_fds[NEXPORTS];
 static u64 arena;
 static int proc_index;
+static int ro_file = -1;	/* op_replace(): a read-only file, RO_BYTE */
 static dev_t uvm_rdev;		/* of /dev/uvm */
 
 /* Per-thread state. */
@@ -1552,6 +1563,357 @@ static int op_fork(struct ctx *c)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* replacing the memory of a queued job, kills with work queued */
+
+#define RO_BYTE		0x5a	/* every byte of ro_file */
+#define NEW_BYTE	0x3c	/* what memory put in a job's place holds */
+
+/* The process's read-only file (4 KiB of RO_BYTE, mode 0444), opened read-only. */
+static int ro_file_setup(void)
+{
+	char path[64], buf[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/uvm-fuzz-ro-%d", getpid());
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	memset(buf, RO_BYTE, sizeof(buf));
+	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	ro_file = open(path, O_RDONLY | O_CLOEXEC);
+	unlink(path);
+	return ro_file < 0 ? -errno : 0;
+}
+
+/* Bytes of the read-only file that are not RO_BYTE (read(), not a mapping). */
+static long ro_file_changed(void)
+{
+	unsigned char buf[4096];
+	long bad = 0;
+	size_t i;
+
+	if (pread(ro_file, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return 0;
+	for (i = 0; i < sizeof(buf); i++)
+		bad += buf[i] != RO_BYTE;
+	return bad;
+}
+
+/*
+ * Queue a job of a random kind writing [dst, +len) by @gpu, the source the
+ * thread's scratch.  Return: the ioctl's result; *@fence its fence.
+ */
+static int replace_queue_write(struct ctx *c, int fd, u64 dst, u64 len, u32 gpu, u64 *fence)
+{
+	u64 src = (u64)(uintptr_t)c->scratch + DATA_OFF;
+	struct uvm_ioc_memset ms = { .dst = dst, .count = len, .value = NEW_BYTE ^ 0xff,
+				     .element_size = 1, .gpu_index = gpu,
+				     .flags = UVM_COPY_ASYNC };
+	struct uvm_ioc_copy cp = { .dst = dst, .src = src, .length = len, .gpu_index = gpu,
+				   .flags = UVM_COPY_ASYNC };
+	struct uvm_ioc_copy_3d c3 = { .dst = { .addr = dst, .pitch = len / 2 },
+				      .src = { .addr = src, .pitch = len / 2 },
+				      .width = len / 2, .height = 2, .depth = 1,
+				      .gpu_index = gpu, .flags = UVM_COPY_ASYNC };
+	struct uvm_copy_op op = { .dst = { .addr = dst }, .src = { .addr = src },
+				  .width = len, .height = 1, .depth = 1 };
+	struct uvm_ioc_copy_batch cb = { .ops = (u64)(uintptr_t)&op, .count = 1,
+					 .gpu_index = gpu, .flags = UVM_COPY_ASYNC };
+	int ret;
+
+	memset(c->scratch + DATA_OFF, NEW_BYTE ^ 0xff, len);
+	switch (rnd(&c->r, 4)) {
+	case 0:
+		ret = ioctl(fd, UVM_IOC_MEMSET, &ms) ? -errno : 0;
+		*fence = ms.fence;
+		break;
+	case 1:
+		ret = ioctl(fd, UVM_IOC_COPY, &cp) ? -errno : 0;
+		*fence = cp.fence;
+		break;
+	case 2:
+		ret = ioctl(fd, UVM_IOC_COPY_3D, &c3) ? -errno : 0;
+		*fence = c3.fence;
+		break;
+	default:
+		ret = ioctl(fd, UVM_IOC_COPY_BATCH, &cb) ? -errno : 0;
+		*fence = cb.fence;
+		break;
+	}
+	return ret;
+}
+
+static int replace_fence_wait(int fd, u64 fence)
+{
+	struct uvm_ioc_fence_wait w = { .fence = fence };
+
+	return ioctl(fd, UVM_IOC_FENCE_WAIT, &w) ? -errno : 0;
+}
+
+static int replace_gate(int fd, u32 op)
+{
+	struct uvm_test_queue_gate g = { .op = op };
+
+	return ioctl(fd, UVM_TEST_IOC_QUEUE_GATE, &g) ? -errno : 0;
+}
+
+/* Bytes of [p, +len) that are not @v. */
+static long replace_bytes_not(const unsigned char *p, u64 len, unsigned char v)
+{
+	long bad = 0;
+	u64 i;
+
+	for (i = 0; i < len; i++)
+		bad += p[i] != v;
+	return bad;
+}
+
+/*
+ * One replacement under a queued job, in the thread's own 4 MiB of the
+ * arena, with the job held behind a closed gate when the test ioctls are
+ * there (else it races the replacement).  Kinds: a writable registration
+ * replaced by the read-only file mapped there and registered read-only; a
+ * VMM mapping replaced by a host allocation the CPU may read; a managed
+ * range replaced by a new one the CPU wrote; a VMM right lowered.  The
+ * memory that took the job's place must be as it was, and, held behind the
+ * gate, the job must fail.
+ */
+static int op_replace(struct ctx *c)
+{
+	u64 area = arena + REPLACE_OFF + (u64)c->thread * REPLACE_SPAN, len, fence = 0, h[2];
+	bool gated = caps & UVM_CAP_TEST_IOCTLS;
+	int kind = (int)rnd(&c->r, 4), fd = fd_pick(&c->r, NULL), ret, want;
+	u32 gpu = gpu_pick(&c->r);
+	struct uvm_ioc_host_register reg = { 0 };
+	struct uvm_ioc_mem_create mc = { .size = UVM_VA_BLOCK_SIZE };
+	struct uvm_ioc_mem_map mm = { .address = area, .size = UVM_VA_BLOCK_SIZE };
+	struct uvm_mem_access acc = { .prot = UVM_MEM_PROT_READ_WRITE };
+	struct uvm_ioc_mem_set_access sa = { .address = area, .size = UVM_VA_BLOCK_SIZE,
+					     .descs_ptr = (u64)(uintptr_t)&acc, .count = 1 };
+	struct uvm_ioc_mem_unmap mu = { .address = area, .size = UVM_VA_BLOCK_SIZE };
+	void *p;
+
+	note(c, "replace kind %d under a queued job (fd %d, GPU %u)", kind, fd, gpu);
+	if (fd < 0 || gpu >= num_gpus)
+		return 0;
+	h[0] = h[1] = 0;
+	acc.location = (struct uvm_location){ .type = UVM_LOCATION_GPU, .id = (int)gpu };
+	switch (kind) {
+	case 0:	/* registration -> the read-only file, registered read-only */
+		len = page_size;
+		p = mmap((void *)(uintptr_t)area, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED)
+			goto out;
+		memset(p, 0, len);
+		reg.address = area;
+		reg.length = len;
+		if (ioctl(fd, UVM_IOC_HOST_REGISTER, &reg))
+			goto out;
+		break;
+	case 1:	/* VMM mapping -> another allocation */
+	case 3:	/* VMM right lowered */
+		len = UVM_VA_BLOCK_SIZE;
+		p = mmap((void *)(uintptr_t)area, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, UVM_MMAP_RESERVE);
+		mc.location = acc.location;
+		if (p == MAP_FAILED || ioctl(fd, UVM_IOC_MEM_CREATE, &mc))
+			goto out;
+		h[0] = mc.handle;
+		mm.handle = h[0];
+		if (ioctl(fd, UVM_IOC_MEM_MAP, &mm) || ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &sa))
+			goto out;
+		break;
+	default: /* managed range -> a new one */
+		len = UVM_VA_BLOCK_SIZE;
+		p = mmap((void *)(uintptr_t)area, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, UVM_MMAP_MANAGED);
+		if (p == MAP_FAILED)
+			goto out;
+		memset(p, 1, len);
+		break;
+	}
+	if (gated && replace_gate(fd, UVM_TEST_GATE_CLOSE))
+		gated = false;
+	ret = replace_queue_write(c, fd, area, len, gpu, &fence);
+	if (ret) {
+		if (gated)
+			replace_gate(fd, UVM_TEST_GATE_OPEN);
+		goto out;
+	}
+	want = -EFAULT;
+	switch (kind) {
+	case 0:
+		reg.flags = UVM_HOST_REGISTER_READ_ONLY;
+		if (ioctl(fd, UVM_IOC_HOST_UNREGISTER, &reg) ||
+		    mmap((void *)(uintptr_t)area, len, PROT_READ, MAP_SHARED | MAP_FIXED,
+			 ro_file, 0) == MAP_FAILED ||
+		    ioctl(fd, UVM_IOC_HOST_REGISTER, &reg))
+			gated = false;
+		break;
+	case 1:
+		mc.location = (struct uvm_location){ .type = UVM_LOCATION_HOST };
+		if (ioctl(fd, UVM_IOC_MEM_UNMAP, &mu) || ioctl(fd, UVM_IOC_MEM_CREATE, &mc)) {
+			gated = false;
+			break;
+		}
+		h[1] = mc.handle;
+		mm.handle = h[1];
+		if (ioctl(fd, UVM_IOC_MEM_MAP, &mm) || ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &sa))
+			gated = false;
+		acc.location = (struct uvm_location){ .type = UVM_LOCATION_HOST };
+		acc.prot = UVM_MEM_PROT_READ;
+		if (ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &sa))
+			gated = false;
+		break;
+	case 3:
+		acc.prot = UVM_MEM_PROT_READ;
+		if (ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &sa))
+			gated = false;
+		want = -EPERM;
+		break;
+	default:
+		p = mmap((void *)(uintptr_t)area, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, UVM_MMAP_MANAGED);
+		if (p == MAP_FAILED)
+			gated = false;
+		else
+			memset(p, NEW_BYTE, len);
+		break;
+	}
+	if (gated)
+		replace_gate(fd, UVM_TEST_GATE_OPEN);
+	ret = replace_fence_wait(fd, fence);
+	/* a closed descriptor or a cancelled queue says nothing of the job */
+	if (gated && ret != want && ret != -EBADF && ret != -ENOTTY && ret != -ECANCELED)
+		fail(c, "replace kind %d: the queued job ended with %d, not %d", kind, ret, want);
+	if (kind == 0 && ro_file_changed())
+		fail(c, "replace: %ld bytes of a read-only file changed", ro_file_changed());
+	if (kind == 1 && gated && replace_bytes_not((void *)(uintptr_t)area, len, 0))
+		fail(c, "replace: the allocation mapped in a queued job's place was written");
+	if (kind == 2 && gated && replace_bytes_not((void *)(uintptr_t)area, len, NEW_BYTE))
+		fail(c, "replace: the managed range mapped in a queued job's place was written");
+	if (kind == 0)
+		ioctl(fd, UVM_IOC_HOST_UNREGISTER, &reg);
+out:
+	/* the area goes back to PROT_NONE: nothing else may land there */
+	mmap((void *)(uintptr_t)area, REPLACE_SPAN, PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	for (ret = 0; ret < 2; ret++) {
+		struct uvm_ioc_mem_release r = { .handle = h[ret] };
+
+		if (h[ret])
+			ioctl(fd, UVM_IOC_MEM_RELEASE, &r);
+	}
+	return 0;
+}
+
+/*
+ * A child with the longest copies queued, killed: 16384 copies of 64 MiB
+ * between two 64 MiB reservations aliasing one 2 MiB allocation.  It must
+ * be gone within seconds of its SIGKILL.
+ */
+static int op_kill_queued(struct ctx *c)
+{
+	int delay_ms = (int)rnd(&c->r, 100), st;
+	u32 gpu = gpu_pick(&c->r);
+	u64 t0;
+	pid_t pid;
+
+	note(c, "kill a child with copies queued (after %d ms)", delay_ms);
+	if (gpu >= num_gpus)
+		return 0;
+	__atomic_add_fetch(&c->st->forks, 1, __ATOMIC_RELAXED);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		const u64 span = 64 * MIB;
+		struct uvm_ioc_mem_create mc = { .size = UVM_VA_BLOCK_SIZE,
+			.location = { .type = UVM_LOCATION_GPU, .id = (int)gpu } };
+		struct uvm_mem_access acc = { .location = mc.location,
+					      .prot = UVM_MEM_PROT_READ_WRITE };
+		static struct uvm_copy_op ops[UVM_COPY_BATCH_MAX];
+		struct uvm_ioc_copy_batch cb = { .ops = (u64)(uintptr_t)ops,
+						 .count = UVM_COPY_BATCH_MAX,
+						 .gpu_index = gpu, .flags = UVM_COPY_ASYNC };
+		u64 r[2], off;
+		int fd = open("/dev/" UVM_DEVICE_NAME, O_RDWR), i;
+
+		if (fd < 0 || ioctl(fd, UVM_IOC_MEM_CREATE, &mc))
+			_exit(0);
+		for (i = 0; i < 2; i++) {
+			struct uvm_ioc_mem_set_access sa = { .size = span, .count = 1,
+				.descs_ptr = (u64)(uintptr_t)&acc };
+			void *p = mmap(NULL, span + UVM_VA_BLOCK_SIZE, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, UVM_MMAP_RESERVE);
+
+			if (p == MAP_FAILED)
+				_exit(0);
+			r[i] = ((u64)(uintptr_t)p + UVM_VA_BLOCK_SIZE - 1) &
+			       ~(UVM_VA_BLOCK_SIZE - 1);
+			for (off = 0; off < span; off += UVM_VA_BLOCK_SIZE) {
+				struct uvm_ioc_mem_map mm = { .address = r[i] + off,
+					.size = UVM_VA_BLOCK_SIZE, .handle = mc.handle };
+
+				if (ioctl(fd, UVM_IOC_MEM_MAP, &mm))
+					_exit(0);
+			}
+			sa.address = r[i];
+			if (ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &sa))
+				_exit(0);
+		}
+		for (i = 0; i < UVM_COPY_BATCH_MAX; i++)
+			ops[i] = (struct uvm_copy_op){ .dst = { .addr = r[1] },
+						      .src = { .addr = r[0] },
+						      .width = span, .height = 1, .depth = 1 };
+		ioctl(fd, UVM_IOC_COPY_BATCH, &cb);
+		pause();
+		_exit(0);
+	}
+	usleep(delay_ms * 1000);
+	kill(pid, SIGKILL);
+	t0 = now_ns();
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if ((now_ns() - t0) / 1000000 > 10000)
+		fail(c, "a child killed with copies queued took %llu ms to go",
+		     (unsigned long long)((now_ns() - t0) / 1000000));
+	return 0;
+}
+
+/*
+ * Many descriptors of /dev/uvm at once, each asked its version (an open
+ * that worked must answer), then all closed.
+ */
+static int op_many_opens(struct ctx *c)
+{
+	int n = 64 + (int)rnd(&c->r, 192), fds[256], i;
+
+	note(c, "open /dev/uvm %d times", n);
+	for (i = 0; i < n; i++) {
+		struct uvm_ioc_version v;
+
+		fds[i] = open("/dev/" UVM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0)
+			continue;
+		memset(&v, 0, sizeof(v));
+		if (ioctl(fds[i], UVM_IOC_GET_VERSION, &v))
+			fail(c, "a fresh open of /dev/uvm refused GET_VERSION: %s",
+			     strerror(errno));
+	}
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return 0;
+}
+
 static int op_close_export(struct ctx *c)
 {
 	int j = (int)rnd(&c->r, NEXPORTS), fd;
@@ -1585,6 +1947,9 @@ static const struct op_kind op_kinds[] = {
 	{ "ioctl", op_ioctl, 50 },
 	{ "fork", op_fork, 1 },
 	{ "close-export", op_close_export, 1 },
+	{ "replace", op_replace, 3 },
+	{ "kill-queued", op_kill_queued, 1 },
+	{ "many-opens", op_many_opens, 1 },
 };
 #define NUM_KINDS	(sizeof(op_kinds) / sizeof(op_kinds[0]))
 _Static_assert(NUM_KINDS <= MAX_KINDS, "MAX_KINDS too small");
@@ -1833,6 +2198,10 @@ static void worker(int proc, unsigned int nthreads)
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (ro_file_setup()) {
+		fail(NULL, "cannot make the read-only file: %s", strerror(errno));
+		_exit(1);
+	}
 	for (i = 0; i < NFDS; i++)
 		uvm_fds[i] = i < 2 ? open("/dev/" UVM_DEVICE_NAME, O_RDWR | O_CLOEXEC) : -1;
 	for (i = 0; i < NEXPORTS; i++)

@@ -265,7 +265,11 @@ struct uvm_range {
  * The whole batch is validated before anything happens: an invalid entry
  * changes nothing.  Without UVM_MIGRATE_ASYNC the batch has run when the
  * ioctl returns.  Asynchronous batches of one VA space run one after the
- * other in submission order, each completing its fence.
+ * other in submission order, each completing its fence.  A range unmapped,
+ * or replaced by another managed range, before the batch reached it is
+ * skipped and the batch fails with -EFAULT.  The batch stops between
+ * blocks when its synchronous caller is killed (-EINTR), its process exits
+ * or the file is released (-ECANCELED).
  */
 struct uvm_ioc_migrate {
 	__u32 op;
@@ -292,6 +296,11 @@ struct uvm_ioc_migrate {
  * @flags:	(in) UVM_FENCE_WAIT_POLL or 0
  * @pad:	must be zero
  * @completed:	(out) the highest fence completed
+ *
+ * Errors of failed jobs are kept for their waits, up to 1024 per VA space;
+ * past that, the first error not kept is reported by the first wait on its
+ * fence or a later one, and the errors of later failed jobs fold into it
+ * until then.
  *
  * Return: 0 when @fence completed successfully; the -errno of the batch
  * when it failed (reported once); -EAGAIN with UVM_FENCE_WAIT_POLL while
@@ -396,11 +405,14 @@ struct uvm_ioc_pointer_info {
  *
  * The pages covering the bytes are pinned and every GPU can access them at
  * the same addresses (mapped on first access).  Unregister with the same
- * @address.
+ * @address.  The pinned pages count against the caller's RLIMIT_MEMLOCK
+ * (the process's VmPin, as RDMA registrations do) unless it has
+ * CAP_IPC_LOCK.
  *
  * Return: 0; -EEXIST when the bytes overlap a registered range; -EINVAL
  * when they overlap managed or device memory, or for bad flags; -EFAULT when
- * the memory is not mapped (or not writable without READ_ONLY); -ENOMEM.
+ * the memory is not mapped (or not writable without READ_ONLY); -ENOMEM,
+ * also when the pins would exceed RLIMIT_MEMLOCK.
  */
 struct uvm_ioc_host_register {
 	__u64 address;
@@ -449,10 +461,18 @@ struct uvm_ioc_host_unregister {
  * Documentation/policy.rst).  Sides may overlap only if
  * identical.  Ordered with the other jobs of the VA space by fence.
  *
+ * A job runs against the allocations it was validated against: a side
+ * whose allocation was unmapped, or replaced by another at the same
+ * addresses (a new registration, device memory, managed range or VMM
+ * mapping), before the job reached it fails the job with -EFAULT; a VMM
+ * right lowered meanwhile, with -EPERM.  A job stops early when its
+ * synchronous caller is killed (-EINTR), or when its process exits or the
+ * file is released (-ECANCELED: not started, or stopped between windows).
+ *
  * Return: 0; -EINVAL for bad flags, length, or a side partly inside an
  * allocation; -ENODEV for a bad GPU; -EFAULT for unmapped process memory
- * or a read-only destination; -EPERM to write read-only registered memory;
- * -EINTR; -ENOMEM.
+ * or a read-only destination, or memory gone or replaced before the job
+ * ran; -EPERM to write read-only registered memory; -EINTR; -ENOMEM.
  */
 struct uvm_ioc_copy {
 	__u64 dst;

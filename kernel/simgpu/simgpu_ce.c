@@ -144,7 +144,8 @@ static void simgpu_ce_exec_op(const struct uvm_ce_op *op)
  * @ops: operations
  * @count: number of @ops
  *
- * Context: process; no lock held; does not sleep.
+ * Context: process; no lock held; reschedules between operations (a
+ * submission of strided operations runs for a while on an emulated CPU).
  */
 static void simgpu_ce_exec(struct simgpu_ce *ce, const struct uvm_ce_op *ops,
 			   u32 count)
@@ -156,6 +157,7 @@ static void simgpu_ce_exec(struct simgpu_ce *ce, const struct uvm_ce_op *ops,
 		u64 bytes = (u64)ops[i].size * (ops[i].rows ? ops[i].rows : 1);
 
 		simgpu_ce_exec_op(&ops[i]);
+		cond_resched();
 		if (ops[i].type == UVM_CE_COPY)
 			copied += bytes;
 		else
