@@ -88,7 +88,8 @@
  *   (level 0 of uvm_lock.h, above mmap_lock).
  * - uvm_hmm_region.lock (mutex) protects a region's GPU mapping state.  It
  *   comes after uvm_va_space.lock in the lock order, at the level of
- *   uvm_va_block.lock, and is never held with a block lock.  The invalidate callback takes it from inside the mm
+ *   uvm_va_block.lock, and is never held with a block lock.  The
+ *   invalidate callback takes it from inside the mm
  *   (under mmap_lock, i_mmap_rwsem, anon_vma locks, page locks, with
  *   reclaim in progress): so nothing allocates with reclaim (page tables
  *   are GFP_NOWAIT in the backend), takes mmap_lock, a page lock, the VA

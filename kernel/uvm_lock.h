@@ -70,9 +70,10 @@
  * other, never nested.  It never waits for 2: it tries it, and when a
  * writer holds it or waits for it hands the VA space's faults to that GPU
  * VA space's deferred servicer (a work item of its own that takes 2 as
- * long as it takes); pageable faults also go there when 1 is busy.  No
- * process's locks can stall the servicing of another's faults.  With fault_service_threads above 1, helper work
- * items do the same per group of the batch, each taking its own locks; the
+ * long as it takes); pageable faults always go there.  No process's
+ * locks can stall the servicing of another's faults.  With
+ * fault_service_threads above 1, helper work items do the same per group
+ * of the batch, each taking its own locks; the
  * work item waits for them (flush_work()) holding no lock, only references
  * on the batch's VA spaces: holding 1 or 2 for read there would deadlock
  * against a queued writer that blocks the helpers' readers.

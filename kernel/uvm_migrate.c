@@ -191,13 +191,19 @@ static inline bool uvm_migrate_run_ok(struct uvm_va_space *va_space,
 /**
  * uvm_migrate_pause() - between two blocks: stop, or let a writer in
  * @va_space:	the VA space; its lock held for read
+ * @job:	the batch
+ * @j:		the run being walked, managed
+ * @addr:	where the walk goes on in it
  * @held:	in/out: jiffies when the lock was taken
+ * @seen:	see uvm_migrate_range_ok(); forgotten when the lock was dropped
  *
- * Return: 0 to go on, 1 when the VA space lock was dropped meanwhile (what
- * was found under it must be looked up again), or -EINTR/-ECANCELED when
- * the job must stop (uvm_queue_should_stop()).
+ * Return: 0 to go on; -EFAULT when the lock was dropped and the rest of
+ * the run is no longer in the range it was validated in (skip the run);
+ * -EINTR/-ECANCELED when the job must stop (uvm_queue_should_stop()).
  */
-static int uvm_migrate_pause(struct uvm_va_space *va_space, unsigned long *held)
+static int uvm_migrate_pause(struct uvm_va_space *va_space, const struct uvm_migrate_job *job,
+			     u64 j, u64 addr, unsigned long *held,
+			     struct uvm_migrate_seen *seen)
 {
 	int ret;
 
@@ -205,7 +211,10 @@ static int uvm_migrate_pause(struct uvm_va_space *va_space, unsigned long *held)
 	ret = uvm_queue_should_stop(&va_space->queue);
 	if (ret)
 		return ret;
-	return uvm_va_space_read_yield(va_space, held);
+	if (!uvm_va_space_read_yield(va_space, held))
+		return 0;
+	*seen = (struct uvm_migrate_seen){};
+	return uvm_migrate_run_ok(va_space, job, j, addr, seen) ? 0 : -EFAULT;
 }
 
 /**
@@ -253,15 +262,13 @@ static int uvm_migrate_walk(struct uvm_va_space *va_space,
 						 &mask, cur_loc, arg);
 					ret = ret ?: err;
 					cur = U64_MAX;
-					err = uvm_migrate_pause(va_space, &held);
-					if (err < 0)
+					err = uvm_migrate_pause(va_space, job, j, addr, &held,
+								&seen);
+					if (err == -EINTR || err == -ECANCELED)
 						return ret ?: err;
 					if (err) {
-						seen = (struct uvm_migrate_seen){};
-						if (!uvm_migrate_run_ok(va_space, job, j, addr, &seen)) {
-							ret = ret ?: -EFAULT;
-							break;
-						}
+						ret = ret ?: err;
+						break;
 					}
 				}
 				uvm_page_mask_zero(&mask);

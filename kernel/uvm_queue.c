@@ -16,6 +16,11 @@
  * The queued weight (ranges, pages) of a VA space is bounded
  * (UVM_QUEUE_MAX_PENDING); a submitter beyond it waits, killably, for room.
  *
+ * Jobs run on the driver's own workqueue (uvm_wq), with the VA spaces'
+ * deferred fault servicers, not on the kernel's shared ones: work that
+ * waits as long as one process makes it (a fault on a file whose file
+ * system does not answer) takes workers of that queue only.
+ *
  * Long work stops early: every job looks, block by block or window by
  * window, at uvm_queue_should_stop(), which says stop when its synchronous
  * caller got a fatal signal, when the process owning the VA space is
@@ -301,12 +306,7 @@ int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data)
 struct workqueue_struct *uvm_wq;
 
 /**
- * uvm_queue_module_init() - the driver's workqueue
- *
- * Jobs of VA spaces and deferred fault servicers run on a workqueue of the
- * driver's own, not on the kernel's shared ones: work that waits as long as
- * one process makes it (a fault on a file whose file system does not
- * answer) takes workers of this queue only.
+ * uvm_queue_module_init() - create the driver's workqueue (uvm_wq)
  *
  * Return: 0 or -ENOMEM.
  */

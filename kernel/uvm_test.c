@@ -173,8 +173,10 @@ static int uvm_test_gate_run(struct uvm_va_space *va_space, struct uvm_job *j)
 		ret = uvm_queue_should_stop(&va_space->queue);
 		if (ret)
 			break;
-		/* woken by OPEN and by the queue's cancellation; the owner's
-		 * exit is seen at the next poll */
+		/*
+		 * Woken by OPEN and by the queue's cancellation; the owner's
+		 * exit is seen at the next poll.
+		 */
 		wait_event_timeout(va_space->queue.wait,
 				   atomic64_read(opened) >= gate->ticket ||
 				   READ_ONCE(va_space->queue.cancelled),

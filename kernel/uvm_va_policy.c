@@ -610,8 +610,10 @@ static struct uvm_location uvm_va_policy_last_prefetch(struct uvm_va_space *va_s
 			uniform = code && code == first;
 		}
 		mutex_unlock(&block->lock);
-		/* a query over terabytes walks millions of blocks; a dying
-		 * caller gets no answer worth the wait */
+		/*
+		 * A query over terabytes walks millions of blocks; a dying
+		 * caller gets no answer worth the wait.
+		 */
 		cond_resched();
 		if (fatal_signal_pending(current))
 			return (struct uvm_location){};

@@ -91,11 +91,9 @@ u64 uvm_va_range_new_buffer_id(void)
 /**
  * uvm_va_range_last_buffer_id() - the buffer id handed out last
  *
- * A VMM mapping gets its buffer id as it is inserted, under the VA space
- * lock held for write: read under the lock held for read, this tells the
- * mappings that exist now from those made later.
- *
- * Return: the id.
+ * Return: the id.  A VMM mapping gets its buffer id as it is inserted,
+ * under the VA space lock held for write: read under the lock held for
+ * read, this tells the mappings that exist now from those made later.
  */
 u64 uvm_va_range_last_buffer_id(void)
 {

@@ -343,5 +343,7 @@ PROBE_TEST(probe_pitch)
 PROBE_TEST(probe_array)
 /* The video formats: channels, dimensions, planes, data per plane. */
 PROBE_TEST(probe_planar)
+/* Page-locked memory against RLIMIT_MEMLOCK, as nobody and as root. */
+PROBE_TEST(probe_memlock)
 
 TEST_HARNESS_MAIN

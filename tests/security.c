@@ -13,8 +13,8 @@
  *    memory changes; a queued discard spares a new managed range;
  *  - a SIGKILLed process is gone within a second (of what its teardown
  *    costs anyway) with the longest work the ABI allows queued (a batch of
- *    4 GiB copies between reservations that alias one 2 MiB allocation) or
- *    running synchronously (a prefetch of 2^20 ranges);
+ *    16384 copies between registrations of host memory, which outlive its
+ *    mappings) or running synchronously (a prefetch of 2^20 ranges);
  *  - a process whose VA space lock stays unavailable (held without end, a
  *    writer waiting, GPU faults pending) does not stall another's faults;
  *  - release cancels queued work at once; errors of failed jobs nobody
@@ -54,13 +54,18 @@ static int become_nobody(void)
 /* A root-owned file of @len bytes of FILE_BYTE, mode 0444: its path. */
 static const char *make_root_file(uint64_t len)
 {
+	static const char *const dirs[] = { "/tmp", "/run", "/dev/shm" };
 	static char path[64];
 	char *buf = malloc(len);
-	int fd;
+	unsigned int i;
+	int fd = -1;
 
-	snprintf(path, sizeof(path), "/tmp/uvm-security-%d", getpid());
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0444);
+	/* the first writable one (a guest may share a read-only /tmp) */
+	for (i = 0; fd < 0 && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/uvm-security-%d", dirs[i], getpid());
+		unlink(path);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0444);
+	}
 	if (fd < 0 || !buf)
 		return NULL;
 	memset(buf, FILE_BYTE, len);
@@ -383,30 +388,28 @@ struct killed {
 };
 
 /*
- * The longest copy the ABI allows, queued: 16384 copies of 4 GiB between two
- * 4 GiB reservations that alias one 2 MiB vidmem allocation (2048 mappings
- * each): 64 TiB of copying over 4 MiB of memory.  Reports, then waits.
+ * The longest copy the ABI allows, queued: 16384 copies of 64 MiB between
+ * two registrations of 64 MiB of host memory (1 TiB of copying over
+ * 128 MiB).  Registrations outlive the process's mappings (exit unmaps
+ * everything before the file is released), so nothing stops the job but
+ * the driver.  Reports, then waits.
  */
 static int long_copy_child(void *arg)
 {
-	const uint64_t span = UVM_COPY_MAX_BYTES;
-	struct killed *k = arg;
+	const uint64_t span = 64 * UVM_MIB;
 	struct uvm_copy_op *ops = calloc(UVM_COPY_BATCH_MAX, sizeof(*ops));
+	struct killed *k = arg;
 	uint8_t *r[2];
-	uint64_t h, fence = 0, off;
+	uint64_t fence = 0;
 	int fd = uvm_open(), i;
 
-	if (fd < 0 || !ops || uvm_mem_create(fd, G, UVM_LOC_GPU(0), 0, &h))
+	if (fd < 0 || !ops)
 		return 10;
 	for (i = 0; i < 2; i++) {
-		r[i] = uvm_reserve(fd, span);
-		if (r[i] == MAP_FAILED)
+		r[i] = mmap(NULL, span, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (r[i] == MAP_FAILED || uvm_host_register(fd, r[i], span, 0, NULL))
 			return 11;
-		for (off = 0; off < span; off += G)
-			if (uvm_mem_map(fd, r[i] + off, G, 0, h))
-				return 12;
-		if (uvm_mem_set_access(fd, r[i], span, UVM_LOC_GPU(0), UVM_MEM_PROT_READ_WRITE))
-			return 13;
 	}
 	for (i = 0; i < UVM_COPY_BATCH_MAX; i++)
 		ops[i] = (struct uvm_copy_op){ .dst = { .addr = (uintptr_t)r[1] },

@@ -1815,9 +1815,10 @@ out:
 }
 
 /*
- * A child with the longest copies queued, killed: 16384 copies of 64 MiB
- * between two 64 MiB reservations aliasing one 2 MiB allocation.  It must
- * be gone within seconds of its SIGKILL.
+ * A child with the longest copies queued, killed: 16384 copies of 16 MiB
+ * between two registrations of host memory (which outlive the child's
+ * mappings: only the driver can stop the job).  It must be gone within
+ * seconds of its SIGKILL.
  */
 static int op_kill_queued(struct ctx *c)
 {
@@ -1834,39 +1835,25 @@ static int op_kill_queued(struct ctx *c)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		const u64 span = 64 * MIB;
-		struct uvm_ioc_mem_create mc = { .size = UVM_VA_BLOCK_SIZE,
-			.location = { .type = UVM_LOCATION_GPU, .id = (int)gpu } };
-		struct uvm_mem_access acc = { .location = mc.location,
-					      .prot = UVM_MEM_PROT_READ_WRITE };
+		const u64 span = 16 * MIB;
 		static struct uvm_copy_op ops[UVM_COPY_BATCH_MAX];
 		struct uvm_ioc_copy_batch cb = { .ops = (u64)(uintptr_t)ops,
 						 .count = UVM_COPY_BATCH_MAX,
 						 .gpu_index = gpu, .flags = UVM_COPY_ASYNC };
-		u64 r[2], off;
+		u64 r[2];
 		int fd = open("/dev/" UVM_DEVICE_NAME, O_RDWR), i;
 
-		if (fd < 0 || ioctl(fd, UVM_IOC_MEM_CREATE, &mc))
+		if (fd < 0)
 			_exit(0);
 		for (i = 0; i < 2; i++) {
-			struct uvm_ioc_mem_set_access sa = { .size = span, .count = 1,
-				.descs_ptr = (u64)(uintptr_t)&acc };
-			void *p = mmap(NULL, span + UVM_VA_BLOCK_SIZE, PROT_READ | PROT_WRITE,
-				       MAP_SHARED, fd, UVM_MMAP_RESERVE);
+			struct uvm_ioc_host_register reg = { .length = span };
+			void *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 			if (p == MAP_FAILED)
 				_exit(0);
-			r[i] = ((u64)(uintptr_t)p + UVM_VA_BLOCK_SIZE - 1) &
-			       ~(UVM_VA_BLOCK_SIZE - 1);
-			for (off = 0; off < span; off += UVM_VA_BLOCK_SIZE) {
-				struct uvm_ioc_mem_map mm = { .address = r[i] + off,
-					.size = UVM_VA_BLOCK_SIZE, .handle = mc.handle };
-
-				if (ioctl(fd, UVM_IOC_MEM_MAP, &mm))
-					_exit(0);
-			}
-			sa.address = r[i];
-			if (ioctl(fd, UVM_IOC_MEM_SET_ACCESS, &sa))
+			r[i] = reg.address = (u64)(uintptr_t)p;
+			if (ioctl(fd, UVM_IOC_HOST_REGISTER, &reg))
 				_exit(0);
 		}
 		for (i = 0; i < UVM_COPY_BATCH_MAX; i++)
