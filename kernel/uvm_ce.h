@@ -21,12 +21,14 @@ struct uvm_gpu;
 #define UVM_CE_RUN_MAX		SZ_64K
 
 /*
- * Rows uvm_ce_batch_push_row() joins into one operation at most.  An engine
- * runs the submissions of every user of its GPU in order: a box of a
- * billion one-byte rows must reach it as many small submissions, between
- * which the others' work runs, not as one that holds them all for minutes.
+ * Rows uvm_ce_batch_push_row() joins into one operation at most: 64 KiB of
+ * rows of 256 bytes, and a submission (UVM_CE_BATCH_OPS operations) at
+ * most 64 Ki rows.  An engine runs the submissions of every user of its GPU
+ * in order: a box of a billion one-byte rows must reach it as many small
+ * submissions, between which the others' work runs, not as one that holds
+ * them all for minutes.
  */
-#define UVM_CE_ROWS_MAX		4096
+#define UVM_CE_ROWS_MAX		256
 
 /**
  * struct uvm_ce_batch - copy-engine operations being gathered

@@ -553,12 +553,13 @@ static inline int uvm_copy_side_addr_cached(struct uvm_copy_job *job, struct uvm
 /*
  * uvm_copy_page_rows() - how many rows from one that starts at @d (@s) and
  * lies whole in its page on each side lie whole in the same pages: at most
- * the rest of its slice and of the window's @left bytes.
+ * the rest of its slice and of the window's @left bytes, and at most
+ * UVM_CE_ROWS_MAX (an engine operation's rows).
  */
 static u32 uvm_copy_page_rows(struct uvm_copy_job *job, struct uvm_copy_box *box,
 			      u64 d, u64 s, u32 y, u64 left)
 {
-	u32 w = box->width, room, k = box->height - y;
+	u32 w = box->width, room, k = min_t(u32, box->height - y, UVM_CE_ROWS_MAX);
 
 	if (k < 2 || left < 2 * (u64)w)
 		return 1;

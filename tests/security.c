@@ -737,6 +737,70 @@ TEST_F_TIMEOUT(neighbour, faults_are_not_stalled_by_a_stuck_process, 300)
 	EXPECT_EQ(0, uvm_vidmem_wait(self->dev.fd, 0, 0));
 }
 
+/*
+ * The other shared resource: a GPU's copy engine.  A process copies a box
+ * of 16 Mi rows of one byte between device memory (each row its own piece
+ * of work for the engine), again and again; another process's copies of
+ * one page by the same engine each finish within a second.
+ */
+static int huge_box_child(void *arg)
+{
+	struct uvm_dev d = { .page_size = PAGE };
+	struct killed *k = arg;
+	struct uvm_box a, b;
+	uint8_t *src, *dst;
+
+	d.fd = uvm_open();
+	src = uvm_mmap_device(&d, 0, 32 * UVM_MIB);
+	dst = uvm_mmap_device(&d, 0, 32 * UVM_MIB);
+	if (d.fd < 0 || src == MAP_FAILED || dst == MAP_FAILED)
+		return 10;
+	a = (struct uvm_box){ .addr = (uintptr_t)dst, .pitch = 2 };
+	b = (struct uvm_box){ .addr = (uintptr_t)src, .pitch = 2 };
+	if (write(k->pipe[1], "x", 1) != 1)
+		return 11;
+	for (;;)
+		uvm_copy_3d(d.fd, a, b, 1, 16 << 20, 1, 0, 0, NULL);
+	return 12;
+}
+
+TEST_F_TIMEOUT(neighbour, copies_are_not_stalled_by_a_huge_box, 300)
+{
+	uint64_t t0, ms, worst = 0;
+	uint8_t *x, *y;
+	struct killed k;
+	pid_t pid;
+	char c;
+	int i;
+
+	x = uvm_mmap_device(&self->dev, 0, G);
+	y = uvm_mmap_device(&self->dev, 0, G);
+	ASSERT_NE(MAP_FAILED, x);
+	ASSERT_NE(MAP_FAILED, y);
+	ASSERT_EQ(0, pipe(k.pipe));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(huge_box_child(&k));
+	close(k.pipe[1]);
+	ASSERT_EQ(1, read(k.pipe[0], &c, 1)) TH_LOG("child: %d", uvm_wait_child(pid));
+	usleep(500 * 1000);
+	for (i = 0; i < 20; i++) {
+		t0 = uvm_now_ms();
+		EXPECT_EQ(0, uvm_copy(self->dev.fd, y, x, PAGE, 0, 0, NULL));
+		ms = uvm_now_ms() - t0;
+		worst = ms > worst ? ms : worst;
+		usleep(50 * 1000);
+	}
+	kill(pid, SIGKILL);
+	EXPECT_EQ(UVM_CHILD_SIGNALED(SIGKILL), uvm_wait_child(pid));
+	TH_LOG("slowest copy of a page beside the huge box: %llu ms", (unsigned long long)worst);
+	EXPECT_GT(1000, worst);
+	ASSERT_EQ(0, munmap(x, G));
+	ASSERT_EQ(0, munmap(y, G));
+}
+
 /* ------------------------------------------------------------------ */
 /* kernel memory of requests over pageable memory */
 
