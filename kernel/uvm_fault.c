@@ -25,9 +25,11 @@
  * 5. replay: every stalled access retries.  Accesses whose fault was not
  *    in this batch (fetched later, or dropped on overflow) fault again and
  *    are coalesced in a later batch.  fault_replay_policy moves the replay:
- *    after each block, after each batch (the default), after each batch
- *    with the buffer flushed first (its entries are mostly duplicates of
- *    what was just serviced), or once when the buffer is empty.
+ *    after each block, after each batch, after each batch with the buffer
+ *    flushed first (the default: its entries are mostly duplicates of what
+ *    was just serviced), or once when the buffer is empty.  A batch whose
+ *    faults all went to deferred servicers (below) is neither flushed nor
+ *    replayed: the servicers replay.
  *
  * The time spent in each stage is summed per GPU (sysfs fault_*_ns).  Each
  * batch fires the tracepoints uvm_fault_batch_fetched and
@@ -232,8 +234,8 @@ struct uvm_fault_service {
  *		leaf; taken by any worker of the GPU)
  * @count:	faults appended to @svc->entries
  * @queued:	@work is queued or running
- * @running:	@work took the faults: later ones are dropped (their
- *		accesses stay stalled and fault again after its replay)
+ * @running:	@work took the faults: later ones are dropped, since its
+ *		replay, which comes after, retries their accesses too
  * @closed:	the VA space's file is released: nothing is queued any more
  */
 struct uvm_fault_deferred {
@@ -813,14 +815,17 @@ static void uvm_fault_service_work(struct work_struct *work)
 		t3 = ktime_get_ns();
 		trace_uvm_fault_batch_serviced(gpu->index, fetched, fetched - unique,
 					       fatal, t3 - t0);
-		if (policy == UVM_REPLAY_BATCH_FLUSH)
-			uvm_fault_flush(gpu, svc);
 		/*
 		 * A batch all handed to deferred servicers needs no replay:
 		 * theirs comes when they are done, and one now would only have
-		 * the stalled accesses fault again at once, and again.
+		 * the stalled accesses fault again at once, and again.  Nor a
+		 * flush: the faults that came meanwhile stay in the buffer for
+		 * the next batch (a flush drops them, and only a replay brings
+		 * them back).  Faults lost to an overflow need a replay.
 		 */
 		serviced = serviced || fatal || overflow;
+		if (serviced && policy == UVM_REPLAY_BATCH_FLUSH)
+			uvm_fault_flush(gpu, svc);
 		if (serviced && policy == UVM_REPLAY_ONCE) {
 			pending_replay = true;
 		} else if (serviced) {
@@ -962,17 +967,32 @@ static void uvm_fault_deferred_work(struct work_struct *work)
 	svc->batch_start = ktime_get_ns();
 	uvm_fault_service_batch(gpu, svc, uvm_fault_coalesce(svc, n));
 	uvm_fault_cancel_fatal(gpu, svc);
-	/* the stalled accesses of the VA space retry; others' too, harmlessly */
-	gpu->ops->fault_replay(gpu);
-	uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
 
 	spin_lock(&d->lock);
 	d->count = 0;
 	d->running = false;
 	d->queued = false;
 	spin_unlock(&d->lock);
+	/*
+	 * The stalled accesses of the VA space retry (others' too,
+	 * harmlessly), after the servicer takes new faults again: every fault
+	 * dropped while it ran is retried by this replay, and any that comes
+	 * after it is taken by the next run.
+	 */
+	gpu->ops->fault_replay(gpu);
+	uvm_gpu_count_event(gpu, UVM_GPU_REPLAYS, 1);
 	/* the file still holds its reference: not the last one */
 	uvm_va_space_put(va_space);
+}
+
+/* Free a deferred servicer (NULL or partly allocated too). */
+static void uvm_fault_deferred_free(struct uvm_fault_deferred *d)
+{
+	if (!d)
+		return;
+	if (d->svc)
+		uvm_fault_service_free(d->svc);
+	kfree(d);
 }
 
 /**
@@ -1000,7 +1020,7 @@ static struct uvm_fault_deferred *uvm_fault_deferred_get(struct uvm_gpu *gpu,
 		d->svc = uvm_fault_service_alloc(gpu, GFP_KERNEL_ACCOUNT);
 	uvm_va_space_charge_end(memcg);
 	if (!d || !d->svc) {
-		kfree(d);
+		uvm_fault_deferred_free(d);
 		return NULL;
 	}
 	d->svc->deferred = d;
@@ -1010,8 +1030,7 @@ static struct uvm_fault_deferred *uvm_fault_deferred_get(struct uvm_gpu *gpu,
 	old = cmpxchg(&gvs->deferred, NULL, d);
 	if (!old)
 		return d;
-	uvm_fault_service_free(d->svc);
-	kfree(d);
+	uvm_fault_deferred_free(d);
 	return old;
 }
 
@@ -1024,8 +1043,8 @@ static struct uvm_fault_deferred *uvm_fault_deferred_get(struct uvm_gpu *gpu,
  *
  * While the servicer has not started, faults are appended (up to a batch);
  * once it took them, or when the VA space is being released, they are
- * dropped: their accesses stay stalled and fault again after the next
- * replay.
+ * dropped: their accesses stay stalled and retry at its replay, which
+ * comes after.
  *
  * Return: true when the faults were handed over or dropped; false when no
  * servicer could be allocated (the caller services them itself).
@@ -1093,10 +1112,8 @@ void uvm_fault_va_space_free(struct uvm_va_space *va_space)
 
 	for (i = 0; i < uvm_gpu_count; i++) {
 		d = va_space->gpu_va_spaces[i].deferred;
-		if (IS_ERR_OR_NULL(d))
-			continue;
-		uvm_fault_service_free(d->svc);
-		kfree(d);
+		if (!IS_ERR(d))
+			uvm_fault_deferred_free(d);
 	}
 }
 
