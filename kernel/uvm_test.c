@@ -167,8 +167,12 @@ static int uvm_test_gate_run(struct uvm_va_space *va_space, struct uvm_job *j)
 	int ret = 0;
 
 	/* on purpose: no yield to writers, the case fault servicing must survive */
-	if (gate->hold_lock)
+	if (gate->hold_lock) {
 		down_read(&va_space->lock);
+		/* the CLOSE ioctl returns now; gates run in order */
+		atomic64_inc(&va_space->test_gates_locked);
+		wake_up_all(&va_space->queue.wait);
+	}
 	while (atomic64_read(opened) < gate->ticket) {
 		ret = uvm_queue_should_stop(&va_space->queue);
 		if (ret)
@@ -201,6 +205,8 @@ static int uvm_test_queue_gate(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_test_queue_gate *args = data;
 	struct uvm_test_gate_job *gate;
+	u64 locking = 0;
+	int ret;
 
 	if ((args->flags & ~UVM_TEST_GATE_HOLD_LOCK) ||
 	    memchr_inv(args->reserved, 0, sizeof(args->reserved)))
@@ -222,7 +228,14 @@ static int uvm_test_queue_gate(struct uvm_va_space *va_space, void *data)
 	gate->job.weight = 1;
 	gate->hold_lock = args->flags & UVM_TEST_GATE_HOLD_LOCK;
 	gate->ticket = atomic64_inc_return(&va_space->test_gates_closed);
-	return uvm_queue_submit(&va_space->queue, &gate->job, false, &args->fence);
+	if (gate->hold_lock)
+		locking = atomic64_inc_return(&va_space->test_gates_locking);
+	ret = uvm_queue_submit(&va_space->queue, &gate->job, false, &args->fence);
+	if (ret || !locking)
+		return ret;
+	/* the gate may be gone already: only the counters are looked at */
+	return wait_event_killable(va_space->queue.wait,
+				   atomic64_read(&va_space->test_gates_locked) >= locking);
 }
 
 static const struct uvm_ioctl_desc uvm_test_ioctls[] = {

@@ -55,6 +55,8 @@ struct uvm_test_page_state_sizes;
  *		(uvm_copy.c); taken and given back with xchg()/cmpxchg()
  * @test_gates_closed: UVM_TEST_IOC_QUEUE_GATE: gates closed (uvm_test.c)
  * @test_gates_opened: gates opened: those numbered up to it
+ * @test_gates_locking: gates closed with UVM_TEST_GATE_HOLD_LOCK
+ * @test_gates_locked: those of them whose job took the lock
  * @counters:	UVM_COUNTER_* values
  * @vidmem:	bytes of each GPU's memory held by the VA space's managed
  *		memory and device memory (atomic: chunks come and go under
@@ -95,6 +97,8 @@ struct uvm_va_space {
 	struct uvm_copy_boxes *copy_boxes;
 	atomic64_t test_gates_closed;
 	atomic64_t test_gates_opened;
+	atomic64_t test_gates_locking;
+	atomic64_t test_gates_locked;
 	atomic64_t counters[UVM_COUNTER_COUNT];
 	atomic64_t vidmem[UVM_MAX_GPUS];
 	u64 id;

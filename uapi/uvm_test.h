@@ -191,7 +191,9 @@ struct uvm_test_residency {
  * @flags:	(in) CLOSE: UVM_TEST_GATE_HOLD_LOCK makes the gate's job hold
  *		the VA space lock for reading while it waits, never yielding
  *		it (a job that misbehaves: writers, and readers behind them,
- *		wait until the gate opens); OPEN: must be zero
+ *		wait until the gate opens); the ioctl returns once the job
+ *		holds it (killably: jobs queued before run first); OPEN:
+ *		must be zero
  * @fence:	(out) CLOSE: the fence of the gate's job (UVM_IOC_FENCE_WAIT)
  * @reserved:	must be zero
  *
