@@ -527,14 +527,18 @@ static long kill_after_report(int (*fn)(void *), bool work, bool moving, int ms,
 /*
  * Killed with @fn's work running: gone within a second of what killing it
  * with the same memory and no work costs (tearing 4096 mappings down under
- * KASAN and TCG takes a while by itself); its memory and pins back.
+ * KASAN and TCG takes a while by itself); its memory and pins back.  On the
+ * debug kernels three seconds: there the longest synchronous prefetch was
+ * reaped 0.55 to 1.43 s later than its idle twin (the kill also frees its
+ * request's arrays, about 40 MiB, under KASAN).
  */
 static void killed_within_a_second(struct __test_metadata *_metadata, struct uvm_dev *dev,
 				   int (*fn)(void *), int ms, bool must_move)
 {
+	const char *kernel = getenv("UVM_KERNEL");
+	long idle, busy, slack = kernel && strstr(kernel, "debug") ? 3000 : 1000;
 	uint64_t moved;
 	int status;
-	long idle, busy;
 
 	idle = kill_after_report(fn, false, false, ms, &status, &moved);
 	ASSERT_LE(0, idle) TH_LOG("idle child ended with %d", status);
@@ -543,7 +547,7 @@ static void killed_within_a_second(struct __test_metadata *_metadata, struct uvm
 	TH_LOG("reaped %ld ms after SIGKILL (%ld ms without work), %llu pages moved before",
 	       busy, idle, (unsigned long long)moved);
 	EXPECT_EQ(UVM_CHILD_SIGNALED(SIGKILL), status);
-	EXPECT_GT(idle + 1000, busy);
+	EXPECT_GT(idle + slack, busy);
 	if (must_move)	/* killed in the walk, not in validation */
 		EXPECT_LT(0, moved);
 	EXPECT_EQ(0, uvm_vidmem_wait(dev->fd, 0, 0));
