@@ -233,7 +233,10 @@ static int uvm_test_queue_gate(struct uvm_va_space *va_space, void *data)
 	ret = uvm_queue_submit(&va_space->queue, &gate->job, false, &args->fence);
 	if (ret || !locking)
 		return ret;
-	/* the gate may be gone already: only the counters are looked at */
+	/*
+	 * Killable: jobs queued before the gate run first, as long as they
+	 * take.  The gate may be gone already: only the counters are read.
+	 */
 	return wait_event_killable(va_space->queue.wait,
 				   atomic64_read(&va_space->test_gates_locked) >= locking);
 }

@@ -565,6 +565,31 @@ TEST_F_TIMEOUT(killed, in_the_longest_synchronous_prefetch, 300)
 	killed_within_a_second(_metadata, &self->dev, long_prefetch_child, 300, true);
 }
 
+/* A new descriptor and 64 MiB of its managed memory, written: NULL on failure */
+static uint8_t *release_memory(struct uvm_dev *d, struct uvm_range *rg)
+{
+	uint8_t *p;
+
+	*d = (struct uvm_dev){ .page_size = PAGE };
+	d->fd = uvm_open();
+	p = uvm_mmap(d, 64 * UVM_MIB);
+	if (d->fd < 0 || p == MAP_FAILED)
+		return NULL;
+	memset(p, 5, 64 * UVM_MIB);
+	*rg = (struct uvm_range){ .address = (uintptr_t)p, .length = 64 * UVM_MIB };
+	return p;
+}
+
+/* A prefetch of @rg to GPU @gpu; 0 or -errno */
+static int release_prefetch(int fd, struct uvm_range *rg, uint32_t gpu, uint32_t flags)
+{
+	struct uvm_location loc = UVM_LOC_GPU(gpu);
+	struct uvm_ioc_migrate out;
+	uint64_t start = 0;
+
+	return uvm_migrate(fd, UVM_MIGRATE_PREFETCH, flags, rg, 1, &loc, &start, 1, &out);
+}
+
 /*
  * Release with work queued: a closed gate, then @n prefetches of 64 MiB
  * each, to GPU 0 and GPU 1 in turn (64 GiB of migration for 1000);
@@ -573,28 +598,17 @@ TEST_F_TIMEOUT(killed, in_the_longest_synchronous_prefetch, 300)
  */
 static long release_with_jobs(int n)
 {
-	uint64_t fence, start = 0, t0;
-	struct uvm_ioc_migrate out;
-	struct uvm_dev d = { .page_size = PAGE };
-	struct uvm_location loc;
+	struct uvm_dev d;
 	struct uvm_range rg;
-	uint8_t *p;
+	uint8_t *p = release_memory(&d, &rg);
+	uint64_t fence, t0;
 	int i;
 
-	d.fd = uvm_open();
-	p = uvm_mmap(&d, 64 * UVM_MIB);
-	if (d.fd < 0 || p == MAP_FAILED)
+	if (!p || uvm_queue_gate(d.fd, UVM_TEST_GATE_CLOSE, &fence))
 		return -1;
-	memset(p, 5, 64 * UVM_MIB);
-	rg = (struct uvm_range){ .address = (uintptr_t)p, .length = 64 * UVM_MIB };
-	if (uvm_queue_gate(d.fd, UVM_TEST_GATE_CLOSE, &fence))
-		return -1;
-	for (i = 0; i < n; i++) {
-		loc = UVM_LOC_GPU(i % 2);
-		if (uvm_migrate(d.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, &rg, 1, &loc,
-				&start, 1, &out))
+	for (i = 0; i < n; i++)
+		if (release_prefetch(d.fd, &rg, i % 2, UVM_MIGRATE_ASYNC))
 			return -1;
-	}
 	if (close(d.fd))
 		return -1;
 	t0 = uvm_now_ms();
@@ -606,23 +620,17 @@ static long release_with_jobs(int n)
 /* ms one of those prefetches takes to run (GPU 0 to GPU 1), or -1 */
 static long one_job_ms(void)
 {
-	struct uvm_location gpu0 = UVM_LOC_GPU(0), gpu1 = UVM_LOC_GPU(1);
-	struct uvm_dev d = { .page_size = PAGE };
-	struct uvm_ioc_migrate out;
-	uint64_t start = 0, t0, ms;
+	struct uvm_dev d;
 	struct uvm_range rg;
-	uint8_t *p;
+	uint8_t *p = release_memory(&d, &rg);
+	uint64_t t0, ms;
 	int ret;
 
-	d.fd = uvm_open();
-	p = uvm_mmap(&d, 64 * UVM_MIB);
-	if (d.fd < 0 || p == MAP_FAILED)
+	if (!p)
 		return -1;
-	memset(p, 5, 64 * UVM_MIB);
-	rg = (struct uvm_range){ .address = (uintptr_t)p, .length = 64 * UVM_MIB };
-	ret = uvm_migrate(d.fd, UVM_MIGRATE_PREFETCH, 0, &rg, 1, &gpu0, &start, 1, &out);
+	ret = release_prefetch(d.fd, &rg, 0, 0);
 	t0 = uvm_now_ms();
-	ret = ret ?: uvm_migrate(d.fd, UVM_MIGRATE_PREFETCH, 0, &rg, 1, &gpu1, &start, 1, &out);
+	ret = ret ?: release_prefetch(d.fd, &rg, 1, 0);
 	ms = uvm_now_ms() - t0;
 	munmap(p, 64 * UVM_MIB);
 	close(d.fd);
