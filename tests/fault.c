@@ -631,25 +631,35 @@ FIXTURE_TEARDOWN(fatal)
 	uvm_dev_teardown(&self->dev);
 }
 
-/* The launch ends with -EREMOTEIO, an exact report, exact counters; op 2 never ran */
+/*
+ * The launch ends with -EREMOTEIO, an exact report, exact counters; op 2
+ * never ran.  One fault per op that ran, unless a replay came while the warp
+ * was stalled on a fault not serviced yet: replays are GPU-wide (a batch of
+ * other faults, flushed with this one, or another servicer's), and the warp
+ * then faults again.  Every fault it raised is counted in its VA space.
+ */
 TEST_F(fatal, report)
 {
 	struct uvm_test_gpu_op ops[3];
-	struct uvm_counters d;
+	struct uvm_counters before, d;
 	struct uvm_test_launch l;
 
 	ops[0] = uvm_op_pattern(self->managed, self->ps, 11);
 	ops[1] = uvm_op(variant->type, self->target, 64, 8);
 	ops[1].value = 1;
 	ops[2] = uvm_op_pattern(self->managed + self->ps, self->ps, 22);
-	COUNT_DELTA(self->dev.fd, d,
-		    ASSERT_EQ(-EREMOTEIO, uvm_launch(self->dev.fd, 0, 1, ops, 3, &l)));
+	ASSERT_EQ(0, uvm_counters(self->dev.fd, &before));
+	ASSERT_EQ(-EREMOTEIO, uvm_launch(self->dev.fd, 0, 1, ops, 3, &l));
 	ASSERT_EQ((uintptr_t)self->target, l.fault_address);
 	ASSERT_EQ(variant->type, l.fault_access);
 	ASSERT_EQ(1U, l.fault_op);
-	ASSERT_EQ(2ULL, l.faults_raised);
+	ASSERT_LE(2ULL, l.faults_raised);
+	if (l.faults_raised > 2)
+		TH_LOG("%llu faults raised: a replay came while the warp was stalled",
+		       (unsigned long long)l.faults_raised);
+	d = counters_settle(self->dev.fd, &before, l.faults_raised);
 	ASSERT_EQ(1ULL, d.c[UVM_COUNTER_GPU_FATAL_FAULTS]);
-	ASSERT_EQ(2ULL, d.c[UVM_COUNTER_GPU_FAULTS]);
+	ASSERT_EQ(l.faults_raised, d.c[UVM_COUNTER_GPU_FAULTS]);
 	ASSERT_EQ(1ULL, d.c[UVM_COUNTER_PAGES_POPULATED_GPU]);
 	/* Op 0 completed, op 2 never ran. */
 	ASSERT_RESIDENCY(&self->dev, self->managed, 1, UVM_STATE_GPU(0));
