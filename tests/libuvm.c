@@ -19,7 +19,8 @@
 
 #include "libuvm_test.h"
 
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
+#include <vector_functions.h>
 
 /* Initialisation, versions, errors */
 
@@ -181,6 +182,44 @@ TEST(device_attributes)
 	ASSERT_EQ(1, v);
 	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 0);
 	ASSERT_LE(1, v);
+}
+
+/* The compute mode is the default one, in both APIs' enums. */
+TEST(compute_mode)
+{
+	int v = -1;
+
+	ASSERT_EQ(CUDA_SUCCESS, cuInit(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, 0));
+	ASSERT_EQ(CU_COMPUTEMODE_DEFAULT, v);
+	v = -1;
+	ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, 0));
+	ASSERT_EQ(cudaComputeModeDefault, v);
+}
+
+/* The vector types and make_*() in C: members in order, sizes with padding. */
+TEST(vector_functions)
+{
+	int4 i4 = make_int4(1, -2, 3, -4);
+	uchar3 c3 = make_uchar3(250, 251, 252);
+	double4_32a d4 = make_double4_32a(1.0, 2.0, 3.0, 4.5);
+	ulonglong2 u2 = make_ulonglong2(5, 1ULL << 40);
+	float3 f3 = make_float3(0.5f, 1.5f, 2.5f);
+	dim3 d = { 4, 5, 6 };
+
+	ASSERT_EQ(1, i4.x);
+	ASSERT_EQ(-2, i4.y);
+	ASSERT_EQ(3, i4.z);
+	ASSERT_EQ(-4, i4.w);
+	ASSERT_EQ(252, c3.z);
+	ASSERT_EQ(3U, sizeof(c3));
+	ASSERT_EQ(4.5, d4.w);
+	ASSERT_EQ(32U, _Alignof(double4_32a));
+	ASSERT_EQ(1ULL << 40, u2.y);
+	ASSERT_EQ(2.5f, f3.z);
+	ASSERT_EQ(12U, sizeof(f3));
+	ASSERT_EQ(6U, d.z);
+	ASSERT_EQ(16U, _Alignof(int4));
 }
 
 /* cudaGetDeviceProperties: every field its attribute's value, the name,

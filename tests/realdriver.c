@@ -345,5 +345,7 @@ PROBE_TEST(probe_array)
 PROBE_TEST(probe_planar)
 /* Page-locked memory against RLIMIT_MEMLOCK, as nobody and as root. */
 PROBE_TEST(probe_memlock)
+/* The profiler controls with no profiler: driver, context, runtime. */
+PROBE_TEST(probe_profiler)
 
 TEST_HARNESS_MAIN

@@ -21,6 +21,8 @@
  */
 #ifndef UVM_CUDA_H
 #define UVM_CUDA_H
+/* NVIDIA's guard too: code that tests for this header sees it included. */
+#define __cuda_cuda_h__
 
 #include <stddef.h>
 #include <stdint.h>
@@ -424,6 +426,13 @@ typedef enum CUdevice_attribute_enum {
 	CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
 	CU_DEVICE_ATTRIBUTE_MAX
 } CUdevice_attribute;
+
+/* What CU_DEVICE_ATTRIBUTE_COMPUTE_MODE reports (libuvm's GPUs: DEFAULT). */
+typedef enum CUcomputemode_enum {
+	CU_COMPUTEMODE_DEFAULT = 0,
+	CU_COMPUTEMODE_PROHIBITED = 2,
+	CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
+} CUcomputemode;
 
 typedef enum CUmemorytype_enum {
 	CU_MEMORYTYPE_HOST = 0x01,

@@ -14,9 +14,12 @@
  */
 #ifndef UVM_CUDA_RUNTIME_H
 #define UVM_CUDA_RUNTIME_H
+/* NVIDIA's guard too: code that tests for this header sees it included. */
+#define __CUDA_RUNTIME_H__
 
 #include "cuda_runtime_api.h"
 #include "driver_functions.h"
+#include "vector_functions.h"
 
 #ifdef __cplusplus
 

@@ -6,10 +6,12 @@
  */
 #ifndef UVM_CUDA_RUNTIME_API_H
 #define UVM_CUDA_RUNTIME_API_H
+/* NVIDIA's guard too: code that tests for this header sees it included. */
+#define __CUDA_RUNTIME_API_H__
 
 #include <stddef.h>
 
-#include "driver_types.h"
+#include "builtin_types.h"
 
 #define CUDART_VERSION 13000
 

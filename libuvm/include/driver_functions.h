@@ -6,6 +6,8 @@
  */
 #ifndef UVM_DRIVER_FUNCTIONS_H
 #define UVM_DRIVER_FUNCTIONS_H
+/* NVIDIA's guard too: code that tests for this header sees it included. */
+#define __DRIVER_FUNCTIONS_H__
 
 #include "driver_types.h"
 

@@ -8,6 +8,8 @@
  */
 #ifndef UVM_DRIVER_TYPES_H
 #define UVM_DRIVER_TYPES_H
+/* NVIDIA's guard too: code that tests for this header sees it included. */
+#define __DRIVER_TYPES_H__
 
 #include <stddef.h>
 
@@ -595,6 +597,14 @@ enum cudaDeviceAttr {
 	cudaDevAttrReserved145 = 145,
 	cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
 	cudaDevAttrMax
+};
+
+/* What cudaDevAttrComputeMode reports (libuvm's GPUs: cudaComputeModeDefault). */
+enum cudaComputeMode {
+	cudaComputeModeDefault = 0,
+	cudaComputeModeExclusive = 1,
+	cudaComputeModeProhibited = 2,
+	cudaComputeModeExclusiveProcess = 3
 };
 
 /* A device's UUID (also cuda.h's CUuuid). */
