@@ -197,6 +197,44 @@ TEST(compute_mode)
 	ASSERT_EQ(cudaComputeModeDefault, v);
 }
 
+/* Device flags: one scheduling flag, MapHost always reported, never stored;
+ * a created context current refuses them. */
+TEST(device_flags)
+{
+	unsigned int f = 0, st = 0;
+	int active = -1;
+	CUcontext c;
+
+	ASSERT_EQ(cudaSuccess, cudaGetDeviceFlags(&f));
+	ASSERT_EQ(cudaDeviceMapHost, f);
+	ASSERT_EQ(CUDA_SUCCESS, cuDevicePrimaryCtxGetState(0, &st, &active));
+	ASSERT_EQ(0, active);		/* reading did not start the runtime */
+	ASSERT_EQ(cudaErrorInvalidValue, cudaGetDeviceFlags(NULL));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	ASSERT_EQ(cudaSuccess, cudaSetDeviceFlags(cudaDeviceScheduleYield | cudaDeviceSyncMemops));
+	ASSERT_EQ(CUDA_SUCCESS, cuDevicePrimaryCtxGetState(0, &st, &active));
+	ASSERT_EQ(1, active);
+	ASSERT_EQ(cudaDeviceScheduleYield | cudaDeviceSyncMemops, st);
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxGetFlags(&f));
+	ASSERT_EQ(cudaDeviceScheduleYield | cudaDeviceSyncMemops | cudaDeviceMapHost, f);
+	ASSERT_EQ(cudaErrorInvalidValue, cudaSetDeviceFlags(cudaDeviceScheduleSpin |
+							     cudaDeviceScheduleYield));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaSetDeviceFlags(0x100));
+	ASSERT_EQ(cudaSuccess, cudaGetDeviceFlags(&f));
+	ASSERT_EQ(cudaDeviceScheduleYield | cudaDeviceSyncMemops | cudaDeviceMapHost, f);
+	ASSERT_EQ(cudaSuccess, cudaSetDeviceFlags(cudaDeviceLmemResizeToMax | 0x20));
+	ASSERT_EQ(cudaSuccess, cudaGetDeviceFlags(&f));
+	ASSERT_EQ(cudaDeviceLmemResizeToMax | cudaDeviceMapHost, f);
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxCreate(&c, NULL, CU_CTX_SCHED_SPIN, 0));
+	ASSERT_EQ(cudaSuccess, cudaGetDeviceFlags(&f));
+	ASSERT_EQ(CU_CTX_SCHED_SPIN, f);
+	ASSERT_EQ(cudaErrorIncompatibleDriverContext, cudaSetDeviceFlags(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxDestroy(c));
+	ASSERT_EQ(cudaSuccess, cudaDeviceReset());
+	ASSERT_EQ(cudaSuccess, cudaGetDeviceFlags(&f));
+	ASSERT_EQ(cudaDeviceMapHost, f);
+}
+
 /* The vector types and make_*() in C: members in order, sizes with padding. */
 TEST(vector_functions)
 {

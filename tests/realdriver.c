@@ -347,5 +347,7 @@ PROBE_TEST(probe_planar)
 PROBE_TEST(probe_memlock)
 /* The profiler controls with no profiler: driver, context, runtime. */
 PROBE_TEST(probe_profiler)
+/* cudaSetDeviceFlags/cudaGetDeviceFlags and the contexts' flags. */
+PROBE_TEST(probe_devflags)
 
 TEST_HARNESS_MAIN

@@ -2,7 +2,7 @@
 /*
  * cuda_profiler_api.h - the runtime's profiler controls, as CUDA 13.0
  * declares them.  libuvm has no profiler: cudaProfilerStart initialises
- * the runtime as any runtime call does, cudaProfilerStop does nothing;
+ * the runtime as any runtime call does, cudaProfilerStop only the driver;
  * both succeed (Documentation/libuvm.rst).
  */
 #ifndef UVM_CUDA_PROFILER_API_H

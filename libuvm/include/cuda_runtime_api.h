@@ -96,6 +96,8 @@ cudaError_t CUDARTAPI cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAt
 						int srcDevice, int dstDevice) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaGetDevice(int *device) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaSetDevice(int device) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetDeviceFlags(unsigned int *flags) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 					     int device) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaDeviceSynchronize(void) UVM_RT_NOEXCEPT;

@@ -28,6 +28,18 @@
 #define cudaHostAllocMapped		0x02
 #define cudaHostAllocWriteCombined	0x04
 
+/* cudaSetDeviceFlags / cudaGetDeviceFlags flags (CU_CTX_* values). */
+#define cudaDeviceScheduleAuto		0x00
+#define cudaDeviceScheduleSpin		0x01
+#define cudaDeviceScheduleYield		0x02
+#define cudaDeviceScheduleBlockingSync	0x04
+#define cudaDeviceBlockingSync		0x04	/* the old name */
+#define cudaDeviceScheduleMask		0x07
+#define cudaDeviceMapHost		0x08
+#define cudaDeviceLmemResizeToMax	0x10
+#define cudaDeviceSyncMemops		0x80
+#define cudaDeviceMask			0xff
+
 /* cudaHostRegister flags. */
 #define cudaHostRegisterDefault		0x00
 #define cudaHostRegisterPortable	0x01

@@ -48,6 +48,11 @@ void context_release_resources(Context *ctx)
 	ctx->alive = false;
 }
 
+unsigned int context_flags(const Context *ctx)
+{
+	return ctx->flags | (ctx->primary ? CU_CTX_MAP_HOST : 0);
+}
+
 /* A handle the library gave out (live or destroyed). */
 static bool known_context(CUcontext h)
 {
@@ -309,7 +314,7 @@ extern "C" CUresult cuCtxGetFlags(unsigned int *flags) noexcept
 		return CUDA_ERROR_INVALID_VALUE;
 	if (CUresult r = current_context(&ctx))
 		return r;
-	*flags = ctx->flags;
+	*flags = context_flags(ctx);
 	return CUDA_SUCCESS;
 }
 

@@ -481,6 +481,9 @@ uint64_t stream_barrier(Stream *s);
 /* Contexts (context.cpp): tear down a context's allocations and streams;
  * State::mu held. */
 void context_release_resources(Context *ctx);
+/* What cuCtxGetFlags reports of a context: its flags, and CU_CTX_MAP_HOST
+ * for a primary context (always on; never stored, as NVIDIA's driver). */
+unsigned int context_flags(const Context *ctx);
 
 /* The CUdevice forms of CUDA 12 (policy.cpp), exported by legacy.cpp. */
 CUresult legacy_advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice,

@@ -9,7 +9,7 @@
  * (CUDA_ERROR_INVALID_CONTEXT); starting twice or stopping without a start
  * succeeds.  cudaProfilerStart is a runtime call like any other: it
  * initialises the runtime, which leaves the primary context current;
- * cudaProfilerStop succeeds without doing even that.
+ * cudaProfilerStop initialises only the driver.
  */
 #include "internal.h"
 
@@ -36,5 +36,5 @@ extern "C" cudaError_t cudaProfilerStart(void) noexcept
 
 extern "C" cudaError_t cudaProfilerStop(void) noexcept
 {
-	return cudaSuccess;
+	return rt_record(to_runtime(guard([] { return cuInit(0); })));
 }

@@ -188,6 +188,52 @@ extern "C" cudaError_t cudaSetDevice(int device) noexcept
 	}));
 }
 
+/*
+ * Device flags: the flags of the current device's primary context
+ * (probe_devflags.txt).  Setting them makes the runtime's context current
+ * first, as any runtime call does; they change the active context at once.
+ * At most one scheduling flag; CU_CTX_MAP_HOST is always on and the
+ * coredump flags are dropped, neither is stored; a context made through
+ * the driver API current instead is cudaErrorIncompatibleDriverContext.
+ * Reading them initialises the driver only: the flags of the thread's live
+ * current context, else those its device's primary context will have.
+ */
+extern "C" cudaError_t cudaSetDeviceFlags(unsigned int flags) noexcept
+{
+	const unsigned int sched = flags & cudaDeviceScheduleMask;
+
+	if ((flags & ~static_cast<unsigned int>(cudaDeviceMask)) || (sched & (sched - 1)))
+		return record(cudaErrorInvalidValue);
+	return rt([&]() -> CUresult {
+		Context *ctx = thread_state().stack.back();
+
+		if (!ctx->primary)
+			return static_cast<CUresult>(cudaErrorIncompatibleDriverContext);
+		std::lock_guard<std::mutex> lock(state().mu);
+		ctx->flags = flags & (CU_CTX_SCHED_MASK | CU_CTX_LMEM_RESIZE_TO_MAX |
+				      CU_CTX_SYNC_MEMOPS);
+		return CUDA_SUCCESS;
+	});
+}
+
+extern "C" cudaError_t cudaGetDeviceFlags(unsigned int *flags) noexcept
+{
+	return record(guard([&]() -> CUresult {
+		if (CUresult r = cuInit(0))
+			return r;
+		if (!flags)
+			return CUDA_ERROR_INVALID_VALUE;
+		ThreadState &ts = thread_state();
+		std::lock_guard<std::mutex> lock(state().mu);
+		Context *ctx = ts.stack.empty() ? nullptr : ts.stack.back();
+
+		if (!ctx || !ctx->alive)
+			ctx = state().primaries[ts.rt_device];
+		*flags = context_flags(ctx);
+		return CUDA_SUCCESS;
+	}));
+}
+
 extern "C" cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) noexcept
 {
 	return rt([&] { return cuDeviceGetAttribute(value, static_cast<CUdevice_attribute>(attr), device); });
@@ -213,8 +259,13 @@ extern "C" cudaError_t cudaDeviceReset(void) noexcept
 			if (held)
 				s.rt_retained[dev] = false;
 		}
-		/* Everything of the primary context goes, whoever retained it. */
+		/* Everything of the primary context goes, whoever retained it,
+		 * its flags too (probe_devflags "active.after_reset"). */
 		CUresult r = held ? cuDevicePrimaryCtxReset_v2(dev) : CUDA_SUCCESS;
+		if (held) {
+			std::lock_guard<std::mutex> lock(state().mu);
+			state().primaries[dev]->flags = 0;
+		}
 		if (!ts.stack.empty() && ts.stack.back() == state().primaries[dev])
 			ts.stack.pop_back();
 		return r;
