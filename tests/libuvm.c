@@ -19,6 +19,8 @@
 
 #include "libuvm_test.h"
 
+#include <dlfcn.h>
+
 #include <cuda_runtime.h>
 #include <vector_functions.h>
 
@@ -233,6 +235,73 @@ TEST(device_flags)
 	ASSERT_EQ(cudaSuccess, cudaDeviceReset());
 	ASSERT_EQ(cudaSuccess, cudaGetDeviceFlags(&f));
 	ASSERT_EQ(cudaDeviceMapHost, f);
+}
+
+/* cuGetProcAddress: the pointers are the functions, in the asked version's
+ * form; what is not there is said so, bad arguments are refused. */
+TEST(proc_address)
+{
+	CUresult (*get_version)(int *) = NULL;
+	CUresult (*alloc)(CUdeviceptr *, size_t) = NULL;
+	CUresult (*release)(CUdeviceptr) = NULL;
+	CUdriverProcAddressQueryResult st = (CUdriverProcAddressQueryResult)77;
+	enum cudaDriverEntryPointQueryResult rst = (enum cudaDriverEntryPointQueryResult)77;
+	CUcontext ctx;
+	CUdeviceptr p = 0;
+	void *fn = NULL;
+	int v = 0;
+
+	/* Before cuInit too. */
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuDriverGetVersion", (void **)&get_version,
+						 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st));
+	ASSERT_EQ(CU_GET_PROC_ADDRESS_SUCCESS, st);
+	ASSERT_EQ((void *)&cuDriverGetVersion, (void *)get_version);
+	ASSERT_EQ(CUDA_SUCCESS, get_version(&v));
+	ASSERT_EQ(CUDA_VERSION, v);
+	ASSERT_EQ(CUDA_SUCCESS, cuInit(0));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuMemAlloc", (void **)&alloc, 12000, 0, &st));
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuMemFree", (void **)&release, -1, 0, NULL));
+	ASSERT_EQ((void *)&cuMemAlloc_v2, (void *)alloc);
+	ASSERT_EQ(CUDA_SUCCESS, alloc(&p, 1 << 20));
+	ASSERT_NE(0, p);
+	ASSERT_EQ(CUDA_SUCCESS, release(p));
+	/* Stream forms. */
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuStreamQuery", &fn, 13000,
+						 CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+	ASSERT_EQ(dlsym(RTLD_DEFAULT, "cuStreamQuery_ptsz"), fn);
+	ASSERT_NE(NULL, fn);
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuStreamQuery", &fn, 13000,
+						 CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st));
+	ASSERT_EQ(CU_GET_PROC_ADDRESS_SUCCESS, st);
+	ASSERT_EQ((void *)&cuStreamQuery, fn);
+	/* Too old a version, a form libuvm lacks, an unknown name. */
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuMemCreate", &fn, 10010, 0, &st));
+	ASSERT_EQ(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, st);
+	ASSERT_EQ(NULL, fn);
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuMemAlloc", &fn, 3000, 0, &st));
+	ASSERT_EQ(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, st);	/* 32-bit form */
+	ASSERT_EQ(NULL, fn);
+	ASSERT_EQ(CUDA_SUCCESS, cuGetProcAddress("cuMemAlloc_v2", &fn, 13000, 0, &st));
+	ASSERT_EQ(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, st);
+	/* Refused: nothing written. */
+	fn = (void *)&v;
+	st = (CUdriverProcAddressQueryResult)77;
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuMemAlloc", &fn, 13001, 0, &st));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuMemAlloc", &fn, 13000, 4, &st));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress(NULL, &fn, 13000, 0, &st));
+	ASSERT_EQ(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuMemAlloc", NULL, 13000, 0, &st));
+	ASSERT_EQ((void *)&v, fn);
+	ASSERT_EQ(77, (int)st);
+	/* The runtime's forms. */
+	ASSERT_EQ(cudaSuccess, cudaGetDriverEntryPointByVersion("cuMemFree", &fn, 12000,
+								 cudaEnableDefault, &rst));
+	ASSERT_EQ(cudaDriverEntryPointSuccess, rst);
+	ASSERT_EQ((void *)&cuMemFree_v2, fn);
+	ASSERT_EQ(cudaErrorInvalidValue, cudaGetDriverEntryPointByVersion("cuMemFree", &fn, 12000,
+									   8, &rst));
+	ASSERT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
 /* The vector types and make_*() in C: members in order, sizes with padding. */

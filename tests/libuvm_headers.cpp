@@ -35,6 +35,12 @@ static_assert(sizeof(cudaPointerAttributes) == 88);
 static_assert(CU_DEVICE_ATTRIBUTE_MAX == 148);
 static_assert(CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE == 21);
 static_assert(CUDA_ERROR_TENSOR_MEMORY_LEAK == 721);
+static_assert(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM == 2 &&
+	      CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT == 2 &&
+	      cudaEnablePerThreadDefaultStream == 2 && cudaDriverEntryPointSymbolNotFound == 1);
+static_assert(std::is_same_v<decltype(&cuGetProcAddress),
+			     CUresult (*)(const char *, void **, int, cuuint64_t,
+					  CUdriverProcAddressQueryResult *) noexcept>);
 static_assert(CU_COMPUTEMODE_DEFAULT == 0 && CU_COMPUTEMODE_PROHIBITED == 2 &&
 	      CU_COMPUTEMODE_EXCLUSIVE_PROCESS == 3);
 static_assert(cudaComputeModeDefault == 0 && cudaComputeModeExclusive == 1 &&

@@ -349,5 +349,7 @@ PROBE_TEST(probe_memlock)
 PROBE_TEST(probe_profiler)
 /* cudaSetDeviceFlags/cudaGetDeviceFlags and the contexts' flags. */
 PROBE_TEST(probe_devflags)
+/* cuGetProcAddress and cudaGetDriverEntryPoint(ByVersion) of every function. */
+PROBE_TEST(probe_procaddr)
 
 TEST_HARNESS_MAIN

@@ -55,6 +55,7 @@ extern "C" {
 
 /* Documented names -> versioned symbols, as cuda.h of CUDA 13.0 maps them. */
 #define cuDeviceTotalMem			cuDeviceTotalMem_v2
+#define cuGetProcAddress			cuGetProcAddress_v2
 #define cuDeviceGetUuid			cuDeviceGetUuid_v2
 #define cuCtxCreate				cuCtxCreate_v4
 #define cuCtxDestroy				cuCtxDestroy_v2
@@ -131,6 +132,8 @@ extern "C" {
 /* Basic types. */
 typedef unsigned long long CUdeviceptr_v2;
 typedef CUdeviceptr_v2 CUdeviceptr;
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
 typedef int CUdevice_v1;
 typedef CUdevice_v1 CUdevice;
 
@@ -426,6 +429,19 @@ typedef enum CUdevice_attribute_enum {
 	CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
 	CU_DEVICE_ATTRIBUTE_MAX
 } CUdevice_attribute;
+
+/* cuGetProcAddress: which stream form of a function, and what was found. */
+typedef enum CUdriverProcAddress_flags_enum {
+	CU_GET_PROC_ADDRESS_DEFAULT = 0,
+	CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1 << 0,
+	CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 1 << 1
+} CUdriverProcAddress_flags;
+
+typedef enum CUdriverProcAddressQueryResult_enum {
+	CU_GET_PROC_ADDRESS_SUCCESS = 0,
+	CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+	CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
 
 /* What CU_DEVICE_ATTRIBUTE_COMPUTE_MODE reports (libuvm's GPUs: DEFAULT). */
 typedef enum CUcomputemode_enum {
@@ -955,6 +971,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr) UVM_NOEXCEPT;
 /* Initialization, version, devices. */
 CUresult CUDAAPI cuInit(unsigned int Flags) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion) UVM_NOEXCEPT;
+CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+				     cuuint64_t flags,
+				     CUdriverProcAddressQueryResult *symbolStatus) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceGetCount(int *count) UVM_NOEXCEPT;
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev) UVM_NOEXCEPT;

@@ -31,6 +31,8 @@
 #define cudaStreamSynchronize			UVM_RT_PTSZ(cudaStreamSynchronize)
 #define cudaStreamWaitEvent			UVM_RT_PTSZ(cudaStreamWaitEvent)
 #define cudaEventRecord				UVM_RT_PTSZ(cudaEventRecord)
+#define cudaGetDriverEntryPoint			UVM_RT_PTSZ(cudaGetDriverEntryPoint)
+#define cudaGetDriverEntryPointByVersion	UVM_RT_PTSZ(cudaGetDriverEntryPointByVersion)
 #define cudaMemPrefetchAsync			UVM_RT_PTSZ(cudaMemPrefetchAsync)
 #define cudaMemPrefetchBatchAsync		UVM_RT_PTSZ(cudaMemPrefetchBatchAsync)
 #define cudaMemDiscardBatchAsync		UVM_RT_PTSZ(cudaMemDiscardBatchAsync)
@@ -97,6 +99,15 @@ cudaError_t CUDARTAPI cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAt
 cudaError_t CUDARTAPI cudaGetDevice(int *device) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaSetDevice(int device) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+					      unsigned long long flags,
+					      enum cudaDriverEntryPointQueryResult *driverStatus
+					      UVM_RT_DEFAULT(NULL)) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
+						       unsigned int cudaVersion,
+						       unsigned long long flags,
+						       enum cudaDriverEntryPointQueryResult *driverStatus
+						       UVM_RT_DEFAULT(NULL)) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaGetDeviceFlags(unsigned int *flags) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 					     int device) UVM_RT_NOEXCEPT;

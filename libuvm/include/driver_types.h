@@ -612,6 +612,19 @@ enum cudaDeviceAttr {
 };
 
 /* What cudaDevAttrComputeMode reports (libuvm's GPUs: cudaComputeModeDefault). */
+/* cudaGetDriverEntryPoint(ByVersion): flags and what was found. */
+enum cudaGetDriverEntryPointFlags {
+	cudaEnableDefault = 0x0,
+	cudaEnableLegacyStream = 0x1,
+	cudaEnablePerThreadDefaultStream = 0x2
+};
+
+enum cudaDriverEntryPointQueryResult {
+	cudaDriverEntryPointSuccess = 0,
+	cudaDriverEntryPointSymbolNotFound = 1,
+	cudaDriverEntryPointVersionNotSufficent = 2
+};
+
 enum cudaComputeMode {
 	cudaComputeModeDefault = 0,
 	cudaComputeModeExclusive = 1,
