@@ -80,6 +80,7 @@ static_assert(sizeof(struct uvm_ioc_advise) == 48);
 static_assert(sizeof(struct uvm_range) == 16);
 static_assert(sizeof(struct uvm_ioc_migrate) == 80);
 static_assert(sizeof(struct uvm_ioc_fence_wait) == 24);
+static_assert(sizeof(struct uvm_ioc_fence_time) == 32);
 static_assert(sizeof(struct uvm_ioc_range_query) == 64);
 static_assert(sizeof(struct uvm_ioc_pointer_info) == 56);
 static_assert(sizeof(struct uvm_ioc_host_register) == 48);
@@ -192,7 +193,7 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	args->num_gpus = uvm_gpu_count;
 	args->page_size = PAGE_SIZE;
 	args->caps = (IS_ENABLED(CONFIG_UVM_TEST) ? UVM_CAP_TEST_IOCTLS : 0) |
-		     UVM_CAP_VMM | UVM_CAP_COPY_3D | UVM_CAP_COPY_BATCH |
+		     UVM_CAP_VMM | UVM_CAP_COPY_3D | UVM_CAP_COPY_BATCH | UVM_CAP_FENCE_TIME |
 		     uvm_hmm_caps();
 	return 0;
 }
@@ -252,6 +253,7 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(UVM_IOC_COPY_3D, uvm_ioc_copy_3d, UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(UVM_IOC_MEMSET_3D, uvm_ioc_memset_3d, UVM_IOCTL_COPYOUT_ON_ERROR),
 	UVM_IOCTL(UVM_IOC_COPY_BATCH, uvm_ioc_copy_batch, UVM_IOCTL_COPYOUT_ON_ERROR),
+	UVM_IOCTL(UVM_IOC_FENCE_TIME, uvm_ioc_fence_time, 0),
 };
 
 /**

@@ -37,11 +37,20 @@
  * reported by the first wait on its fence or a later one, and the errors
  * of later jobs fold into it until it is.
  *
+ * Each completion also records its time (CLOCK_MONOTONIC) in a ring of the
+ * last UVM_FENCE_TIMES_KEPT fences, which UVM_IOC_FENCE_TIME reads: CUDA
+ * events time the work between them with it (cuEventElapsedTime), a fence
+ * completing when its job did, not when somebody looked.
+ *
  * Locking: uvm_queue.lock (spinlock, leaf) protects the job list, the fence
- * counter, the running flag and the pending weight; completion is published
- * with smp_store_release() and read with smp_load_acquire().
+ * counter, the running flag, the pending weight and the completion times;
+ * completion is published with smp_store_release() and read with
+ * smp_load_acquire().
  */
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include "uvm.h"
 #include "uvm_queue.h"
@@ -129,6 +138,7 @@ static void uvm_queue_complete(struct uvm_queue *q, struct uvm_job *job, int ret
 	 */
 	spin_lock(&q->lock);
 	q->pending -= weight;
+	q->times[fence % UVM_FENCE_TIMES_KEPT] = ktime_get_ns();
 	/* Pairs with smp_load_acquire() in waiters: the job's effects first. */
 	smp_store_release(&q->completed, fence);
 	q->running = false;
@@ -303,6 +313,38 @@ int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data)
 	return ret;
 }
 
+/**
+ * uvm_ioc_fence_time() - UVM_IOC_FENCE_TIME
+ * @va_space:	the VA space
+ * @data:	struct uvm_ioc_fence_time
+ *
+ * Fences complete in order, so the times of the last UVM_FENCE_TIMES_KEPT
+ * completed ones are all in @times.
+ *
+ * Return: see the uapi.
+ */
+int uvm_ioc_fence_time(struct uvm_va_space *va_space, void *data)
+{
+	struct uvm_ioc_fence_time *args = data;
+	struct uvm_queue *q = &va_space->queue;
+	u64 fence = args->fence;
+	int ret = 0;
+
+	if (!fence || memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
+	spin_lock(&q->lock);
+	if (fence > q->submitted)
+		ret = -EINVAL;
+	else if (fence > q->completed)
+		ret = -EAGAIN;
+	else if (q->completed - fence >= UVM_FENCE_TIMES_KEPT)
+		ret = -ENOENT;
+	else
+		args->completed_ns = q->times[fence % UVM_FENCE_TIMES_KEPT];
+	spin_unlock(&q->lock);
+	return ret;
+}
+
 struct workqueue_struct *uvm_wq;
 
 /**
@@ -329,14 +371,21 @@ void uvm_queue_module_exit(void)
 /**
  * uvm_queue_init() - set up the queue of a new VA space
  * @q:		the queue
+ *
+ * Return: 0 or -ENOMEM (nothing to undo).
  */
-void uvm_queue_init(struct uvm_queue *q)
+int uvm_queue_init(struct uvm_queue *q)
 {
+	/* the VA space's opener's, as the VA space itself */
+	q->times = kcalloc(UVM_FENCE_TIMES_KEPT, sizeof(*q->times), GFP_KERNEL_ACCOUNT);
+	if (!q->times)
+		return -ENOMEM;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->jobs);
 	INIT_WORK(&q->work, uvm_queue_work);
 	init_waitqueue_head(&q->wait);
 	xa_init_flags(&q->errors, XA_FLAGS_ACCOUNT);
+	return 0;
 }
 
 /**
@@ -357,4 +406,7 @@ void uvm_queue_drain(struct uvm_queue *q)
 	flush_work(&q->work);
 	WARN_ON(!list_empty(&q->jobs) || q->running);
 	xa_destroy(&q->errors);
+	/* nothing completes any more, and no ioctl reads them */
+	kfree(q->times);
+	q->times = NULL;
 }

@@ -12,6 +12,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "uvm.h"
+
 struct uvm_va_space;
 struct uvm_job;
 
@@ -62,6 +64,9 @@ struct uvm_job {
  *		for none; @lock
  * @folded_errno: its -errno, reported to the first wait on it or a later
  *		fence (errors of later failed jobs fold into it); @lock
+ * @times:	UVM_FENCE_TIMES_KEPT entries: the completion time
+ *		(ktime_get_ns()) of fence f at f % UVM_FENCE_TIMES_KEPT, for
+ *		the last UVM_FENCE_TIMES_KEPT fences completed; @lock
  */
 struct uvm_queue {
 	spinlock_t lock; /* see above */
@@ -77,6 +82,7 @@ struct uvm_queue {
 	atomic_t nerrors;
 	u64 folded_fence;
 	int folded_errno;
+	u64 *times;
 };
 
 /* The driver's workqueue: jobs of VA spaces, deferred fault servicers. */
@@ -84,12 +90,13 @@ extern struct workqueue_struct *uvm_wq;
 
 int uvm_queue_module_init(void);
 void uvm_queue_module_exit(void);
-void uvm_queue_init(struct uvm_queue *q);
+int uvm_queue_init(struct uvm_queue *q);
 void uvm_queue_drain(struct uvm_queue *q);
 int uvm_queue_submit(struct uvm_queue *q, struct uvm_job *job, bool sync,
 		     u64 *fence);
 int uvm_queue_wait(struct uvm_queue *q, u64 fence, bool poll);
 int uvm_queue_should_stop(struct uvm_queue *q);
 int uvm_ioc_fence_wait(struct uvm_va_space *va_space, void *data);
+int uvm_ioc_fence_time(struct uvm_va_space *va_space, void *data);
 
 #endif /* _UVM_QUEUE_H_ */

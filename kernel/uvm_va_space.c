@@ -128,11 +128,14 @@ struct uvm_va_space *uvm_va_space_create(struct inode *inode)
 	if (!va_space)
 		return ERR_PTR(-ENOMEM);
 
+	if (uvm_queue_init(&va_space->queue)) {
+		kfree(va_space);
+		return ERR_PTR(-ENOMEM);
+	}
 	kref_init(&va_space->kref);
 	init_rwsem(&va_space->lock);
 	va_space->ranges = RB_ROOT_CACHED;
 	va_space->policies = RB_ROOT_CACHED;
-	uvm_queue_init(&va_space->queue);
 	uvm_page_pool_init(&va_space->page_pool);
 	xa_init(&va_space->blocks);
 	xa_init_flags(&va_space->mem_handles, XA_FLAGS_ALLOC1);
@@ -187,6 +190,7 @@ err_unreserve:
 	uvm_va_space_unpublish(va_space, i);
 	uvm_va_space_release_gpus(va_space, i);
 	uvm_page_pool_destroy(&va_space->page_pool);
+	kfree(va_space->queue.times);
 	kfree(va_space);
 	return ERR_PTR(ret);
 }

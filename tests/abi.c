@@ -136,11 +136,23 @@ TEST(ioctl_numbers)
 	ASSERT_EQ(0xC020D582U, (unsigned int)UVM_TEST_IOC_QUEUE_GATE);
 }
 
+/* API 1.6: fence completion times */
+TEST(fence_time_layout)
+{
+	ASSERT_EQ(32, sizeof(struct uvm_ioc_fence_time));
+	ASSERT_FIELD(struct uvm_ioc_fence_time, fence, 0, 8);
+	ASSERT_FIELD(struct uvm_ioc_fence_time, completed_ns, 8, 8);
+	ASSERT_FIELD(struct uvm_ioc_fence_time, reserved, 16, 16);
+	ASSERT_EQ(0xC020D518U, (unsigned int)UVM_IOC_FENCE_TIME);
+	ASSERT_EQ(64ULL, UVM_CAP_FENCE_TIME);
+	ASSERT_EQ(256, UVM_FENCE_TIMES_KEPT);
+}
+
 /* Enumerations start at 1, counters keep their indices, limits as documented */
 TEST(constants)
 {
 	ASSERT_EQ(1, UVM_API_VERSION_MAJOR);
-	ASSERT_EQ(5, UVM_API_VERSION_MINOR);
+	ASSERT_EQ(6, UVM_API_VERSION_MINOR);
 	ASSERT_EQ(1, UVM_TEST_OP_READ);
 	ASSERT_EQ(2, UVM_TEST_OP_WRITE);
 	ASSERT_EQ(3, UVM_TEST_OP_ATOMIC_ADD);

@@ -609,6 +609,70 @@ TEST_F(lib, events)
 	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuEventDestroy(NULL));
 }
 
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * Events time the work between them: when it completed, not when somebody
+ * looked (the driver's fence times); pending work is CUDA_ERROR_NOT_READY;
+ * events never recorded or without timing are CUDA_ERROR_INVALID_HANDLE.
+ */
+TEST_F(lib, event_elapsed_time)
+{
+	const size_t size = 64 * MIB;
+	const CUmemLocation gpu0 = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+	const CUmemLocation host = { CU_MEM_LOCATION_TYPE_HOST, 0 };
+	CUdeviceptr p = managed(size);
+	struct timespec t0, t1;
+	float ms = -1, again = -1;
+	CUevent a, b, off;
+
+	ASSERT_NE(0, p);
+	ASSERT_EQ(CUDA_SUCCESS, cuEventCreate(&a, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventCreate(&b, 0));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventCreate(&off, CU_EVENT_DISABLE_TIMING));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, a, b));
+	memset((void *)(uintptr_t)p, 1, size);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(CUDA_SUCCESS, cuEventRecord(a, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemPrefetchAsync(p, size, gpu0, 0, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventRecord(b, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuCtxSynchronize());
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	usleep(300 * 1000);
+	ASSERT_EQ(CUDA_SUCCESS, cuEventElapsedTime(&ms, a, b));
+	ASSERT_LT(0.0f, ms);
+	ASSERT_GE(seconds_between(&t0, &t1) * 1e3 + 0.5, ms)
+		TH_LOG("%.3f ms for work done in %.3f ms: timed at the look, 300 ms later?",
+		       ms, seconds_between(&t0, &t1) * 1e3);
+	ASSERT_EQ(CUDA_SUCCESS, cuEventElapsedTime(&again, a, b));
+	ASSERT_EQ(ms, again);
+	ASSERT_EQ(CUDA_SUCCESS, cuEventElapsedTime(&again, b, a));
+	ASSERT_EQ(-ms, again);
+	/* Pending work between them. */
+	ASSERT_EQ(CUDA_SUCCESS, cuEventRecord(a, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemPrefetchAsync(p, size, host, 0, self->l.s));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventRecord(b, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_NOT_READY, cuEventElapsedTime(&ms, a, b));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventSynchronize(b));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventElapsedTime(&ms, a, b));
+	ASSERT_LT(0.0f, ms);
+	/* No timing, NULL. */
+	ASSERT_EQ(CUDA_SUCCESS, cuEventRecord(off, self->l.s));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, a, off));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(NULL, a, b));
+	ASSERT_EQ(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, NULL, b));
+	ASSERT_EQ(cudaErrorInvalidResourceHandle, cudaEventElapsedTime(&ms, (cudaEvent_t)off,
+									(cudaEvent_t)b));
+	ASSERT_EQ(cudaErrorInvalidResourceHandle, cudaGetLastError());
+	ASSERT_EQ(CUDA_SUCCESS, cuEventDestroy(a));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventDestroy(b));
+	ASSERT_EQ(CUDA_SUCCESS, cuEventDestroy(off));
+	ASSERT_EQ(CUDA_SUCCESS, cuMemFree(p));
+}
+
 /* Stream order across streams: a prefetch, an event, a launch on another
  * stream that waits for it finds the data where the prefetch put it. */
 TEST_F_TIMEOUT(lib, stream_order, 300)

@@ -14,6 +14,8 @@
  * after which nothing has changed (BT-*).  Fences: completion in submission
  * order, fence 0, polling, errors reported once, teardown with work queued.
  */
+#include <time.h>
+
 #include "kselftest_harness.h"
 #include "uvm_test_util.h"
 
@@ -1387,6 +1389,71 @@ TEST_F(migrate, fence_never_handed_out)
 	ASSERT_EQ(-EINVAL, uvm_fence_wait(e->dev.fd, fence + 1, 0, NULL));
 	ASSERT_EQ(-EINVAL, uvm_fence_wait(e->dev.fd, UINT64_MAX, 0, NULL));
 	ASSERT_EQ(0, uvm_fence_wait(e->dev.fd, fence, 0, NULL));
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * FENCE_TIME: pending is -EAGAIN; a completed fence's time lies between its
+ * submission and the wait's return, fences complete in order, asking again
+ * gives the same time; a later small job's time is not the long one's.
+ */
+TEST_F(migrate, fence_time)
+{
+	struct uvm_env *e = &self->e;
+	uint8_t *big = uvm_mmap(&e->dev, BIG_LEN);
+	uint64_t before, after, fence, last = 0, t_big = 0, t_last = 0, again = 0;
+
+	ASSERT_NE(MAP_FAILED, big);
+	before = monotonic_ns();
+	submit_big(_metadata, e->dev.fd, big, &fence);
+	ASSERT_EQ(0, uvm_migrate1(e->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC, e->p, e->len,
+				  UVM_LOC_GPU(0), &last));
+	ASSERT_EQ(-EAGAIN, uvm_fence_time(e->dev.fd, last, &t_last));
+	ASSERT_EQ(0, uvm_fence_wait(e->dev.fd, last, 0, NULL));
+	after = monotonic_ns();
+	ASSERT_EQ(0, uvm_fence_time(e->dev.fd, fence, &t_big));
+	ASSERT_EQ(0, uvm_fence_time(e->dev.fd, last, &t_last));
+	ASSERT_LT(before, t_big);
+	ASSERT_LE(t_big, t_last);
+	ASSERT_GE(after, t_last);
+	ASSERT_EQ(0, uvm_fence_time(e->dev.fd, fence, &again));
+	ASSERT_EQ(t_big, again);
+	munmap(big, BIG_LEN);
+}
+
+/*
+ * FENCE_TIME keeps the last UVM_FENCE_TIMES_KEPT times: an older fence is
+ * -ENOENT; 0, a fence never handed out and reserved fields are -EINVAL.
+ */
+TEST_F(migrate, fence_time_limits)
+{
+	struct uvm_env *e = &self->e;
+	struct uvm_ioc_fence_time t = { 0 };
+	uint64_t first = 0, fence = 0, ns;
+
+	ASSERT_EQ(-EINVAL, uvm_fence_time(e->dev.fd, 0, NULL));
+	ASSERT_EQ(-EINVAL, uvm_fence_time(e->dev.fd, 1, NULL));
+	for (int i = 0; i <= UVM_FENCE_TIMES_KEPT; i++) {
+		ASSERT_EQ(0, uvm_migrate1(e->dev.fd, UVM_MIGRATE_PREFETCH, UVM_MIGRATE_ASYNC,
+					  e->p, e->dev.page_size, UVM_LOC_HOST, &fence));
+		if (!i)
+			first = fence;
+	}
+	ASSERT_EQ(0, uvm_fence_wait(e->dev.fd, fence, 0, NULL));
+	ASSERT_EQ(-ENOENT, uvm_fence_time(e->dev.fd, first, &ns));
+	ASSERT_EQ(0, uvm_fence_time(e->dev.fd, first + 1, &ns));
+	ASSERT_EQ(0, uvm_fence_time(e->dev.fd, fence, &ns));
+	ASSERT_EQ(-EINVAL, uvm_fence_time(e->dev.fd, fence + 1, &ns));
+	t.fence = fence;
+	t.reserved[1] = 1;
+	ASSERT_EQ(-EINVAL, uvm_ioctl(e->dev.fd, UVM_IOC_FENCE_TIME, &t));
 }
 
 /* FENCE_WAIT with unknown flags or a non-zero pad is -EINVAL */

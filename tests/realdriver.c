@@ -351,5 +351,7 @@ PROBE_TEST(probe_profiler)
 PROBE_TEST(probe_devflags)
 /* cuGetProcAddress and cudaGetDriverEntryPoint(ByVersion) of every function. */
 PROBE_TEST(probe_procaddr)
+/* cuEventElapsedTime: idle streams, pending work, the time work took. */
+PROBE_TEST(probe_evtime)
 
 TEST_HARNESS_MAIN

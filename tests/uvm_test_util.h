@@ -841,6 +841,17 @@ static inline int uvm_fence_wait(int fd, uint64_t fence, uint32_t flags, uint64_
 	return ret;
 }
 
+/* UVM_IOC_FENCE_TIME: when @fence completed (CLOCK_MONOTONIC ns). */
+static inline int uvm_fence_time(int fd, uint64_t fence, uint64_t *ns)
+{
+	struct uvm_ioc_fence_time args = { .fence = fence };
+	int ret = uvm_ioctl(fd, UVM_IOC_FENCE_TIME, &args);
+
+	if (ns)
+		*ns = args.completed_ns;
+	return ret;
+}
+
 /* UVM_IOC_RANGE_QUERY of [addr, +len) into @out. */
 static inline int uvm_range_query(int fd, const void *addr, uint64_t len,
 				  struct uvm_ioc_range_query *out)

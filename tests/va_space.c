@@ -58,8 +58,9 @@ TEST_F(va_space, version_fields)
 	ASSERT_GE((uint32_t)UVM_MAX_GPUS, v->num_gpus);
 	ASSERT_EQ(0ULL, v->caps & ~(UVM_CAP_TEST_IOCTLS | UVM_CAP_DEVICE_PRIVATE |
 				    UVM_CAP_HMM_MIRROR | UVM_CAP_VMM | UVM_CAP_COPY_3D |
-				    UVM_CAP_COPY_BATCH));
+				    UVM_CAP_COPY_BATCH | UVM_CAP_FENCE_TIME));
 	ASSERT_EQ(UVM_CAP_VMM, v->caps & UVM_CAP_VMM);
+	ASSERT_EQ(UVM_CAP_FENCE_TIME, v->caps & UVM_CAP_FENCE_TIME);
 	ASSERT_EQ(UVM_CAP_COPY_3D, v->caps & UVM_CAP_COPY_3D);
 	ASSERT_EQ(UVM_CAP_COPY_BATCH, v->caps & UVM_CAP_COPY_BATCH);
 	ASSERT_EQ(0ULL, v->reserved[0] | v->reserved[1] | v->reserved[2] | v->reserved[3]);
@@ -348,7 +349,7 @@ TEST_F(va_space, counters_flags)
 TEST_F(va_space, unknown_command)
 {
 	uint8_t buf[256] = {};
-	static const unsigned int nrs[] = { 0x18, 0x20, 0x7f, 0x83, 0xbf, 0xc0, 0xff };
+	static const unsigned int nrs[] = { 0x19, 0x20, 0x7f, 0x83, 0xbf, 0xc0, 0xff };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(nrs); i++) {

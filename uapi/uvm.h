@@ -41,7 +41,7 @@
 #include <linux/types.h>
 
 #define UVM_API_VERSION_MAJOR	1
-#define UVM_API_VERSION_MINOR	5
+#define UVM_API_VERSION_MINOR	6
 
 /* Name of the device node under /dev. */
 #define UVM_DEVICE_NAME		"uvm"
@@ -70,6 +70,7 @@
 #define UVM_CAP_VMM		(1ULL << 3)	/* the MEM_* ioctls (API 1.3) */
 #define UVM_CAP_COPY_3D		(1ULL << 4)	/* COPY_3D, MEMSET_3D (API 1.4) */
 #define UVM_CAP_COPY_BATCH	(1ULL << 5)	/* COPY_BATCH (API 1.5) */
+#define UVM_CAP_FENCE_TIME	(1ULL << 6)	/* FENCE_TIME (API 1.6) */
 
 /**
  * struct uvm_ioc_version - UVM_IOC_GET_VERSION
@@ -312,6 +313,29 @@ struct uvm_ioc_fence_wait {
 	__u32 flags;
 	__u32 pad;
 	__u64 completed;
+};
+
+/* How many completion times UVM_IOC_FENCE_TIME keeps per VA space. */
+#define UVM_FENCE_TIMES_KEPT	256
+
+/**
+ * struct uvm_ioc_fence_time - UVM_IOC_FENCE_TIME: when a fence completed
+ * @fence:	(in) a fence handed out by an asynchronous ioctl, not 0
+ * @completed_ns: (out) the time its job completed, CLOCK_MONOTONIC in
+ *		nanoseconds (clock_gettime(CLOCK_MONOTONIC) of the caller)
+ * @reserved:	must be zero
+ *
+ * The completion times of the last UVM_FENCE_TIMES_KEPT fences of a VA
+ * space are kept; asking does not wait and reports no error of the job.
+ *
+ * Return: 0; -EAGAIN while the fence is pending; -ENOENT once
+ * UVM_FENCE_TIMES_KEPT later fences completed (its time is no longer
+ * kept); -EINVAL for fence 0, a fence never handed out, or @reserved set.
+ */
+struct uvm_ioc_fence_time {
+	__u64 fence;
+	__u64 completed_ns;
+	__u64 reserved[2];
 };
 
 /**
@@ -975,6 +999,7 @@ struct uvm_ioc_mem_query {
 #define UVM_IOC_COPY_3D		_IOWR(UVM_IOC_MAGIC, 0x15, struct uvm_ioc_copy_3d)
 #define UVM_IOC_MEMSET_3D	_IOWR(UVM_IOC_MAGIC, 0x16, struct uvm_ioc_memset_3d)
 #define UVM_IOC_COPY_BATCH	_IOWR(UVM_IOC_MAGIC, 0x17, struct uvm_ioc_copy_batch)
+#define UVM_IOC_FENCE_TIME	_IOWR(UVM_IOC_MAGIC, 0x18, struct uvm_ioc_fence_time)
 
 /*
  * Managed memory: mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)

@@ -69,6 +69,7 @@ extern "C" {
 #define cuMemGetAddressRange			cuMemGetAddressRange_v2
 #define cuStreamDestroy				cuStreamDestroy_v2
 #define cuEventDestroy				cuEventDestroy_v2
+#define cuEventElapsedTime			cuEventElapsedTime_v2
 #define cuMemAdvise				cuMemAdvise_v2
 #define cuMemAlloc				cuMemAlloc_v2
 #define cuMemAllocHost				cuMemAllocHost_v2
@@ -1022,6 +1023,8 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) UVM_NOEXCEPT;
 CUresult CUDAAPI cuEventQuery(CUevent hEvent) UVM_NOEXCEPT;
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) UVM_NOEXCEPT;
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent) UVM_NOEXCEPT;
+CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
+				       CUevent hEnd) UVM_NOEXCEPT;
 
 /* Managed memory, and what every kind of memory shares. */
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,

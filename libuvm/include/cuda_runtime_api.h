@@ -131,6 +131,8 @@ cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event,
 cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event) UVM_RT_NOEXCEPT;
 cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event) UVM_RT_NOEXCEPT;
+cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t start,
+					   cudaEvent_t end) UVM_RT_NOEXCEPT;
 
 cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size,
 					unsigned int flags UVM_RT_DEFAULT(cudaMemAttachGlobal))

@@ -213,6 +213,10 @@ struct Event {
 	Context *ctx = nullptr;
 	unsigned int flags = 0;
 	uint64_t fence = 0;		/* 0: never recorded, or nothing to wait for */
+	bool recorded = false;
+	bool timed = false;		/* time_ns known */
+	uint64_t time_ns = 0;		/* CLOCK_MONOTONIC: when the work before it
+					 * completed, or the record if none was left */
 };
 
 /**

@@ -21,6 +21,7 @@
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
 #undef cuMemHostRegister
+#undef cuEventElapsedTime
 
 using namespace uvm;
 
@@ -93,4 +94,10 @@ extern "C" CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 extern "C" CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev) noexcept
 {
 	return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+/* CUDA 2.0's name; the same call (CUDA 12.8's _v2 changed what it checks). */
+extern "C" CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd) noexcept
+{
+	return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
 }

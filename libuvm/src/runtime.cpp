@@ -379,6 +379,14 @@ extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t event) noexcept
 	return rt([&] { return cuEventSynchronize(reinterpret_cast<CUevent>(event)); });
 }
 
+extern "C" cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) noexcept
+{
+	return rt([&] {
+		return cuEventElapsedTime_v2(ms, reinterpret_cast<CUevent>(start),
+					     reinterpret_cast<CUevent>(end));
+	});
+}
+
 extern "C" cudaError_t cudaEventDestroy(cudaEvent_t event) noexcept
 {
 	return rt([&] { return cuEventDestroy_v2(reinterpret_cast<CUevent>(event)); });

@@ -15,6 +15,7 @@
  */
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 
 #include "internal.h"
 
@@ -457,6 +458,61 @@ extern "C" CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) noexcept
 	});
 }
 
+/*
+ * Event times.  An event's time is when the work before it completed: the
+ * driver records the completion time of every fence (UVM_IOC_FENCE_TIME,
+ * CLOCK_MONOTONIC) and keeps the last UVM_FENCE_TIMES_KEPT; an event with
+ * nothing left to wait for when it was recorded takes the time of the
+ * record, as a GPU that reaches the record at once.  The time is learnt at
+ * the record (work already done), at the first wait or query that finds the
+ * work done, or at cuEventElapsedTime.  Should the driver have forgotten it
+ * (more than UVM_FENCE_TIMES_KEPT later fences completed first) or not keep
+ * times at all (before API 1.6), the event takes the time it was first
+ * seen complete: later than the truth, never earlier.
+ */
+static uint64_t monotonic_ns()
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Has @fence completed?  Its time in *ns if the driver still has it, else
+ * now.  0, or -EAGAIN while pending.  State::mu held. */
+static int fence_completion_time(uint64_t fence, uint64_t *ns)
+{
+	State &s = state();
+	struct uvm_ioc_fence_time t {};
+	int r = -ENOTTY;
+
+	if (s.dev.version.caps & UVM_CAP_FENCE_TIME) {
+		t.fence = fence;
+		r = s.dev.ioctl(UVM_IOC_FENCE_TIME, &t);
+	}
+	if (r == -EAGAIN)
+		return r;
+	if (!r) {
+		*ns = t.completed_ns;
+		return 0;
+	}
+	if (r != -ENOENT && s.fences.wait(s.dev, fence, true) == -EAGAIN)
+		return -EAGAIN;
+	*ns = monotonic_ns();
+	return 0;
+}
+
+/* Learn an event's time if its work is done: 0, or -EAGAIN.  State::mu held. */
+static int event_time(Event *e)
+{
+	if (!e->timed) {
+		if (int r = fence_completion_time(e->fence, &e->time_ns))
+			return r;
+		e->timed = true;
+	}
+	return 0;
+}
+
 static CUresult event_record(CUevent hEvent, CUstream hStream, bool ptds)
 {
 	Stream *st;
@@ -470,6 +526,16 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, bool ptds)
 	if (CUresult r = resolve_stream(hStream, ptds, &st))
 		return r;
 	e->fence = stream_barrier(st);
+	e->recorded = true;
+	e->timed = false;
+	if (e->flags & CU_EVENT_DISABLE_TIMING)
+		return CUDA_SUCCESS;
+	/* Nothing left before it: the record's own time. */
+	uint64_t done;
+	if (!e->fence || !fence_completion_time(e->fence, &done)) {
+		e->time_ns = monotonic_ns();
+		e->timed = true;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -502,6 +568,13 @@ static CUresult event_wait(CUevent hEvent, bool poll)
 		return CUDA_ERROR_NOT_READY;
 	if (r)
 		return from_errno(r);
+	{
+		/* Done: learn its time while the driver has it. */
+		std::lock_guard<std::mutex> lock(s.mu);
+		Event *e = find_event(hEvent);
+		if (e && e->recorded && e->fence == fence && !(e->flags & CU_EVENT_DISABLE_TIMING))
+			event_time(e);
+	}
 	return async_error(s.fences.peek_error(fence));
 }
 
@@ -513,6 +586,33 @@ extern "C" CUresult cuEventQuery(CUevent hEvent) noexcept
 extern "C" CUresult cuEventSynchronize(CUevent hEvent) noexcept
 {
 	return guard([&] { return event_wait(hEvent, false); });
+}
+
+/*
+ * cuEventElapsedTime: as NVIDIA's driver answers (probe_evtime.txt), a NULL
+ * result pointer, an unknown event, one never recorded or made with
+ * CU_EVENT_DISABLE_TIMING are CUDA_ERROR_INVALID_HANDLE; work still pending
+ * before either is CUDA_ERROR_NOT_READY; the result may be negative.
+ */
+extern "C" CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
+					  CUevent hEnd) noexcept
+{
+	return guard([&]() -> CUresult {
+		if (CUresult r = check_init())
+			return r;
+		std::lock_guard<std::mutex> lock(state().mu);
+		Event *a = find_event(hStart), *b = find_event(hEnd);
+
+		if (!pMilliseconds || !a || !b || !a->recorded || !b->recorded ||
+		    ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING))
+			return CUDA_ERROR_INVALID_HANDLE;
+		int ra = event_time(a), rb = event_time(b);
+		if (ra || rb)
+			return CUDA_ERROR_NOT_READY;
+		const int64_t ns = static_cast<int64_t>(b->time_ns - a->time_ns);
+		*pMilliseconds = static_cast<float>(static_cast<double>(ns) / 1e6);
+		return CUDA_SUCCESS;
+	});
 }
 
 extern "C" CUresult cuEventDestroy_v2(CUevent hEvent) noexcept
