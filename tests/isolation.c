@@ -341,7 +341,7 @@ TEST(test_ioctls_match_caps)
 	}
 	/* past the end of either table: unknown */
 	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x83, struct uvm_test_launch), &l));
-	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x18, struct uvm_test_launch), &l));
+	ASSERT_EQ(-ENOTTY, uvm_ioctl(fd, _IOWR(UVM_IOC_MAGIC, 0x19, struct uvm_test_launch), &l));
 	close(fd);
 }
 
