@@ -21,6 +21,7 @@
 
 #include <dlfcn.h>
 
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <vector_functions.h>
 
@@ -241,9 +242,9 @@ TEST(device_flags)
  * form; what is not there is said so, bad arguments are refused. */
 TEST(proc_address)
 {
-	CUresult (*get_version)(int *) = NULL;
-	CUresult (*alloc)(CUdeviceptr *, size_t) = NULL;
-	CUresult (*release)(CUdeviceptr) = NULL;
+	PFN_cuDriverGetVersion_v2020 get_version = NULL;
+	PFN_cuMemAlloc_v3020 alloc = NULL;
+	PFN_cuMemFree_v3020 release = NULL;
 	CUdriverProcAddressQueryResult st = (CUdriverProcAddressQueryResult)77;
 	enum cudaDriverEntryPointQueryResult rst = (enum cudaDriverEntryPointQueryResult)77;
 	CUcontext ctx;

@@ -12,6 +12,7 @@
 #include <builtin_types.h>
 #include <cuda.h>
 #include <cudaProfiler.h>
+#include <cudaTypedefs.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <libuvm.h>
@@ -24,7 +25,7 @@
 	!defined(__CUDA_RUNTIME_API_H__) || !defined(__DRIVER_TYPES_H__) || \
 	!defined(__DRIVER_FUNCTIONS_H__) || !defined(__VECTOR_TYPES_H__) || \
 	!defined(__VECTOR_FUNCTIONS_H__) || !defined(__CUDA_PROFILER_API_H__) || \
-	!defined(cuda_profiler_H)
+	!defined(cuda_profiler_H) || !defined(CUDATYPEDEFS_H)
 #error "an include guard of NVIDIA's headers is not defined"
 #endif
 
@@ -77,6 +78,15 @@ static_assert(dim3(4).x == 4 && dim3(4).y == 1 && dim3(4, 5).z == 1);
 static_assert(static_cast<uint3>(dim3(2, 3, 4)).z == 4);
 static_assert(dim3(uint3{ 7, 8, 9 }).y == 8);
 static_assert(noexcept(cuProfilerStart()) && noexcept(cudaProfilerStop()));
+
+/* cudaTypedefs.h: each pointer type takes the function of its form. */
+static const PFN_cuMemAlloc_v3020 pfn_alloc = &cuMemAlloc_v2;
+static const PFN_cuMemAdvise_v12020 pfn_advise = &cuMemAdvise_v2;
+static const PFN_cuCtxCreate_v12050 pfn_ctx = &cuCtxCreate_v4;
+static const PFN_cuGetProcAddress_v12000 pfn_proc = &cuGetProcAddress_v2;
+static const PFN_cuMemPrefetchBatchAsync_v13000 pfn_batch = &cuMemPrefetchBatchAsync;
+static const PFN_cuEventRecord_v7000_ptsz pfn_record = &cuEventRecord;
+static const PFN_cuProfilerStart_v4000 pfn_prof = &cuProfilerStart;
 static_assert(noexcept(cuInit(0)));
 /* Virtual memory management: NVIDIA's layouts and values. */
 static_assert(sizeof(CUmemGenericAllocationHandle) == 8);
@@ -148,6 +158,13 @@ int main()
 		reinterpret_cast<void *>(&cuProfilerStart),
 		reinterpret_cast<void *>(&cudaProfilerStart),
 		reinterpret_cast<void *>(&make_double4_32a),
+		reinterpret_cast<void *>(pfn_alloc),
+		reinterpret_cast<void *>(pfn_advise),
+		reinterpret_cast<void *>(pfn_ctx),
+		reinterpret_cast<void *>(pfn_proc),
+		reinterpret_cast<void *>(pfn_batch),
+		reinterpret_cast<void *>(pfn_record),
+		reinterpret_cast<void *>(pfn_prof),
 	};
 	int v[3];
 	uvmGetVersion(&v[0], &v[1], &v[2]);
