@@ -14,8 +14,9 @@
  * unknown flags are CUDA_ERROR_INVALID_VALUE with nothing written.  With
  * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM alone, a function with a
  * per-thread-stream form gives the per-thread-stream form of the form the
- * version selects (none before the version that introduced them).  Works before cuInit.  Where NVIDIA's driver crashes
- * (a NULL name or pfn), libuvm returns CUDA_ERROR_INVALID_VALUE.
+ * version selects (none before the version that introduced them).  Works
+ * before cuInit.  Where NVIDIA's driver crashes (a NULL name or pfn),
+ * libuvm returns CUDA_ERROR_INVALID_VALUE.
  *
  * A form libuvm does not export (the 32-bit CUdeviceptr entry points, the
  * forms with a context argument CUDA 13 added, ...) is never replaced by
@@ -95,8 +96,7 @@ CUresult proc_address(const char *symbol, void **pfn, int cudaVersion, cuuint64_
 		for (const ProcForm &f : e->forms)
 			if (f.version && f.version <= version)
 				sym = f.symbol;
-		if (sym && e->ptds_version &&
-		    (flags & known) == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
+		if (sym && e->ptds_version && flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
 			std::snprintf(name, sizeof(name), "%s%s", sym, e->ptds_suffix);
 			sym = version >= e->ptds_version ? name : nullptr;
 		}

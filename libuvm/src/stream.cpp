@@ -531,8 +531,7 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, bool ptds)
 	if (e->flags & CU_EVENT_DISABLE_TIMING)
 		return CUDA_SUCCESS;
 	/* Nothing left before it: the record's own time. */
-	uint64_t done;
-	if (!e->fence || !fence_completion_time(e->fence, &done)) {
+	if (!e->fence || !state().fences.wait(state().dev, e->fence, true)) {
 		e->time_ns = monotonic_ns();
 		e->timed = true;
 	}

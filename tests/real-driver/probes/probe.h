@@ -140,6 +140,18 @@ static inline int probe_numa_nodes(void)
 	return n == 1 ? a + 1 : 1;
 }
 
+#ifdef __CUDA_RUNTIME_API_H__
+/* Runtime probes (cuda_runtime_api.h included first): "key = <number> <name>"
+ * for a cudaError_t; RR("key", cudaCall(...)). */
+static inline void rres(const char *key, cudaError_t e)
+{
+	const char *name = cudaGetErrorName(e);
+
+	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
+}
+#define RR(key, call) rres(key, (call))
+#endif
+
 /*
  * fk() - a formatted key or value, in one of 32 rotating buffers (enough for
  * the keys of one observation and its arguments).

@@ -38,14 +38,6 @@ static const char *argv0;
 static CUcontext ctx;
 static CUstream st;
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-#define RR(key, call) rres(key, (call))
-
 /* ------------------------------------------------------------------ */
 
 static void setup(void)

@@ -45,14 +45,6 @@ static CUstream st, stnb;
 static PFN_cuMemcpyBatchAsync_v12080 cu12;
 static PFN_cuMemcpy3DBatchAsync_v12080 cu12_3d;
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-#define RR(key, call) rres(key, (call))
-
 static void failidx(const char *key, size_t f)
 {
 	if (f == UNTOUCHED)

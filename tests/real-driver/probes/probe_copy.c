@@ -18,14 +18,6 @@
 
 static CUcontext ctx;
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-#define RR(key, call) rres(key, (call))
-
 /* Attributes 1..21 of a pointer, as probe_mem prints them. */
 static void attr_all(const char *what, CUdeviceptr ptr, unsigned long long base)
 {

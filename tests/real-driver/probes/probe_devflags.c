@@ -11,13 +11,6 @@
 
 #include "probe.h"
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-
 static void get(const char *key)
 {
 	unsigned int f = 0xdeadbeef;

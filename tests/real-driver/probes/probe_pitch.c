@@ -44,14 +44,6 @@ static size_t maxpitch;
 /* ------------------------------------------------------------------ */
 /* Keys and results. */
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-#define RR(key, call) rres(key, (call))
-
 /* ------------------------------------------------------------------ */
 /* Buffers of every kind of memory, BUFN bytes each. */
 

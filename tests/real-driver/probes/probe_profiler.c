@@ -12,14 +12,6 @@
 
 #include "probe.h"
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-#define RR(key, call) rres(key, (call))
-
 /* The runtime's half, in a fresh process: its first call is the profiler's. */
 static void runtime_child(void)
 {

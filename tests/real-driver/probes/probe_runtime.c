@@ -11,14 +11,6 @@
 
 #define RLOC(t, i) ((struct cudaMemLocation){ (enum cudaMemLocationType)(t), (i) })
 
-static void rres(const char *key, cudaError_t e)
-{
-	const char *name = cudaGetErrorName(e);
-
-	probe_line(key, "%d %s", (int)e, name ? name : "(null)");
-}
-#define RR(key, call) rres(key, (call))
-
 static inline void rresf(cudaError_t e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static inline void rresf(cudaError_t e, const char *fmt, ...)
