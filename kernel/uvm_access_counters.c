@@ -28,6 +28,7 @@
 #include <linux/workqueue.h>
 
 #include "uvm_access_counters.h"
+#include "uvm_evict.h"
 #include "uvm_gpu.h"
 #include "uvm_param.h"
 #include "uvm_va_block.h"
@@ -125,7 +126,7 @@ static void uvm_access_counters_region(struct uvm_gpu *gpu, struct uvm_va_block_
 			mutex_lock(&block->lock);
 			ret = uvm_va_block_access_counter_migrate(block, ctx, gpu);
 			mutex_unlock(&block->lock);
-		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
+		} while (uvm_evict_retry(ctx, va_space, &ret));
 		uvm_va_space_charge_end(old);
 	}
 	up_read(&va_space->lock);

@@ -65,6 +65,7 @@
 
 #include "uvm_ce.h"
 #include "uvm_copy.h"
+#include "uvm_evict.h"
 #include "uvm_gpu.h"
 #include "uvm_pin.h"
 #include "uvm_queue.h"
@@ -837,7 +838,7 @@ static int uvm_copy_box_run(struct uvm_va_space *va_space, struct uvm_copy_job *
 			if (!ret)
 				ret = uvm_copy_window_run(job, box, win, b, off, len);
 			uvm_copy_window_unlock(win);
-		} while (uvm_va_block_oom_evict(ctx, va_space, &ret));
+		} while (uvm_evict_retry(ctx, va_space, &ret));
 	}
 	return ret;
 }

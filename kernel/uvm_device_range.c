@@ -34,6 +34,7 @@
 
 #include "uvm_ce.h"
 #include "uvm_compat.h"
+#include "uvm_evict.h"
 #include "uvm_gpu.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
@@ -158,7 +159,7 @@ int uvm_device_chunk_alloc(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
 	while ((ret = uvm_pmm_alloc_chunk(gpu, addr)) == -ENOMEM) {
 		if (!ctx)
 			ctx = uvm_va_block_ctx_alloc();
-		if (!ctx || !uvm_pmm_evict(gpu, va_space, ctx, NULL))
+		if (!ctx || !uvm_evict_gpu(gpu, va_space, ctx, NULL))
 			break;
 	}
 	uvm_va_block_ctx_free(ctx);

@@ -77,6 +77,7 @@
 #include <linux/workqueue.h>
 
 #include "uvm_events.h"
+#include "uvm_evict.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
@@ -395,7 +396,7 @@ static bool uvm_fault_service_block(struct uvm_fault_worker *w,
 			mutex_lock(&block->lock);
 			ret = uvm_va_block_service_gpu_faults(block, w->ctx, gpu, req);
 			mutex_unlock(&block->lock);
-		} while (uvm_va_block_oom_evict(w->ctx, va_space, &ret));
+		} while (uvm_evict_retry(w->ctx, va_space, &ret));
 		if (ret == -EAGAIN && uvm_fault_defer(w->svc, va_space, &e[first], end - first))
 			return here;
 		if (ret == -EAGAIN)

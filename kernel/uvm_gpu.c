@@ -4,10 +4,11 @@
  *
  * DOC: GPUs
  *
- * A backend registers each GPU it drives with uvm_gpu_register() at module
- * load, before /dev/uvm exists, and unregisters it at module exit, after
- * /dev/uvm is gone and no VA space remains.  The GPU table uvm_gpus[] is
- * therefore written only while nothing else runs and is read without a lock.
+ * A backend registers each GPU it drives with uvm_gpu_register()
+ * (uvm_bringup.c) at module load, before /dev/uvm exists, and unregisters
+ * it at module exit, after /dev/uvm is gone and no VA space remains.  The
+ * GPU table uvm_gpus[] is therefore written only while nothing else runs
+ * and is read without a lock.
  *
  * Each GPU appears in sysfs as a device, /sys/class/misc/uvm/gpuN (a child
  * of /dev/uvm's device: udev sees it), with its properties and its
@@ -25,16 +26,14 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "uvm_access_counters.h"
-#include "uvm_fault.h"
 #include "uvm_gpu.h"
 
 struct uvm_gpu *uvm_gpus[UVM_MAX_GPUS];
 u32 uvm_gpu_count;
 
 /**
- * uvm_gpu_register() - make a GPU known to the core
- * @ops:	backend operations, must stay valid until uvm_gpu_unregister()
+ * uvm_gpu_alloc() - a new GPU, not yet in the table
+ * @ops:	backend operations, must stay valid until the GPU is freed
  * @hw:		backend private data, returned by uvm_gpu_hw()
  * @props:	properties; copied
  *
@@ -42,11 +41,10 @@ u32 uvm_gpu_count;
  * Return: the GPU, or ERR_PTR(-ENOSPC) when the table is full,
  * ERR_PTR(-EINVAL) for bad properties, ERR_PTR(-ENOMEM).
  */
-struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
-				 const struct uvm_gpu_props *props)
+struct uvm_gpu *uvm_gpu_alloc(const struct uvm_gpu_ops *ops, void *hw,
+			      const struct uvm_gpu_props *props)
 {
 	struct uvm_gpu *gpu;
-	int ret;
 
 	if (uvm_gpu_count >= UVM_MAX_GPUS)
 		return ERR_PTR(-ENOSPC);
@@ -66,36 +64,40 @@ struct uvm_gpu *uvm_gpu_register(const struct uvm_gpu_ops *ops, void *hw,
 	gpu->props.name = gpu->name;
 	uvm_pmm_init(&gpu->pmm, props->vidmem_size >> UVM_VA_BLOCK_SHIFT);
 	xa_init_flags(&gpu->instances, XA_FLAGS_ALLOC1);
-
-	ret = uvm_fault_gpu_init(gpu);
-	if (ret) {
-		kfree(gpu);
-		return ERR_PTR(ret);
-	}
-	uvm_access_counters_gpu_init(gpu);
-
-	uvm_gpus[uvm_gpu_count++] = gpu;
 	return gpu;
 }
 
 /**
- * uvm_gpu_unregister() - forget a GPU registered last
+ * uvm_gpu_add() - enter a GPU from uvm_gpu_alloc() in the GPU table
+ * @gpu:	the GPU; its index is the next free slot
+ */
+void uvm_gpu_add(struct uvm_gpu *gpu)
+{
+	uvm_gpus[uvm_gpu_count++] = gpu;
+}
+
+/**
+ * uvm_gpu_remove() - take the GPU added last out of the table and free it
  * @gpu:	the GPU
  *
- * GPUs are unregistered in reverse order of registration, at module exit,
- * when no VA space exists any more.
- *
- * Context: module exit, process context.
+ * GPUs are removed in reverse order of registration, at module exit, when
+ * no VA space exists any more.
  */
-void uvm_gpu_unregister(struct uvm_gpu *gpu)
+void uvm_gpu_remove(struct uvm_gpu *gpu)
 {
 	WARN_ON(uvm_gpus[uvm_gpu_count - 1] != gpu);
+	uvm_gpus[--uvm_gpu_count] = NULL;
+	uvm_gpu_free(gpu);
+}
+
+/**
+ * uvm_gpu_free() - free a GPU that is not in the table
+ * @gpu:	the GPU
+ */
+void uvm_gpu_free(struct uvm_gpu *gpu)
+{
 	WARN_ON(!xa_empty(&gpu->instances));
 	WARN_ON(gpu->pmm.used_chunks);
-
-	uvm_access_counters_gpu_deinit(gpu);
-	uvm_fault_gpu_deinit(gpu);
-	uvm_gpus[--uvm_gpu_count] = NULL;
 	xa_destroy(&gpu->instances);
 	kfree(gpu);
 }
@@ -120,23 +122,6 @@ void *uvm_gpu_hw(struct uvm_gpu *gpu)
 u32 uvm_gpu_index(struct uvm_gpu *gpu)
 {
 	return gpu->index;
-}
-
-/**
- * uvm_gpu_info() - fill the GPU_INFO ioctl answer
- * @gpu:	the GPU
- * @info:	out; @info->gpu_index is already set
- */
-void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info)
-{
-	info->flags = gpu->props.simulated ? UVM_GPU_SIMULATED : 0;
-	info->vidmem_size = gpu->props.vidmem_size;
-	info->vidmem_used = uvm_pmm_used_bytes(gpu);
-	info->fault_buffer_entries = gpu->props.fault_buffer_entries;
-	info->fault_batch_size = uvm_fault_batch_size();
-	info->copy_engines = gpu->props.copy_engines;
-	memcpy(info->uuid, gpu->props.uuid, sizeof(info->uuid));
-	strscpy(info->name, gpu->name, sizeof(info->name));
 }
 
 /* sysfs */

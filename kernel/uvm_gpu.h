@@ -106,6 +106,10 @@ static inline void uvm_gpu_count_event(struct uvm_gpu *gpu,
 
 int uvm_gpu_sysfs_add_all(struct device *parent);
 void uvm_gpu_sysfs_remove_all(void);
-void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info);
+struct uvm_gpu *uvm_gpu_alloc(const struct uvm_gpu_ops *ops, void *hw,
+			      const struct uvm_gpu_props *props);
+void uvm_gpu_add(struct uvm_gpu *gpu);
+void uvm_gpu_remove(struct uvm_gpu *gpu);
+void uvm_gpu_free(struct uvm_gpu *gpu);
 
 #endif /* _UVM_GPU_H_ */

@@ -198,6 +198,23 @@ static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 	return 0;
 }
 
+/**
+ * uvm_gpu_info() - fill the GPU_INFO ioctl answer
+ * @gpu:	the GPU
+ * @info:	out; @info->gpu_index is already set
+ */
+static void uvm_gpu_info(struct uvm_gpu *gpu, struct uvm_ioc_gpu_info *info)
+{
+	info->flags = gpu->props.simulated ? UVM_GPU_SIMULATED : 0;
+	info->vidmem_size = gpu->props.vidmem_size;
+	info->vidmem_used = uvm_pmm_used_bytes(gpu);
+	info->fault_buffer_entries = gpu->props.fault_buffer_entries;
+	info->fault_batch_size = uvm_fault_batch_size();
+	info->copy_engines = gpu->props.copy_engines;
+	memcpy(info->uuid, gpu->props.uuid, sizeof(info->uuid));
+	strscpy(info->name, gpu->name, sizeof(info->name));
+}
+
 static int uvm_ioc_gpu_info(struct uvm_va_space *va_space, void *data)
 {
 	struct uvm_ioc_gpu_info *args = data;

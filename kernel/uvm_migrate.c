@@ -40,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "uvm_evict.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
 #include "uvm_migrate.h"
@@ -385,7 +386,7 @@ static int uvm_migrate_run_block(struct uvm_va_space *va_space,
 		mutex_lock(&block->lock);
 		ret = uvm_va_block_prefetch(block, arg, mask, loc);
 		mutex_unlock(&block->lock);
-	} while (uvm_va_block_oom_evict(arg, va_space, &ret));
+	} while (uvm_evict_retry(arg, va_space, &ret));
 	return ret;
 }
 

@@ -11,7 +11,6 @@
 
 struct uvm_gpu;
 struct uvm_va_space;
-struct uvm_va_block_ctx;
 
 /**
  * struct uvm_pmm - vidmem of one GPU
@@ -53,8 +52,6 @@ int uvm_pmm_alloc_block_chunk(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk,
 			      struct uvm_va_space *va_space, u64 block_index);
 void uvm_pmm_free_block_chunk(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk);
 void uvm_pmm_touch(struct uvm_gpu *gpu, struct uvm_pmm_chunk *chunk);
-bool uvm_pmm_evict(struct uvm_gpu *gpu, struct uvm_va_space *held,
-		   struct uvm_va_block_ctx *ctx, bool *busy);
 u64 uvm_pmm_used_bytes(struct uvm_gpu *gpu);
 
 #endif /* _UVM_PMM_H_ */

@@ -87,23 +87,14 @@
 /**
  * struct uvm_va_block_ctx - scratch space of block operations
  * @ce:		copy-engine operations being gathered
- * @oom_gpu:	the GPU whose vidmem was full when an operation failed with
- *		-ENOSPC (see uvm_va_block_oom_evict())
- * @oom_waits:	waits for busy chunks since the operation last succeeded
- * @oom_evictions: evictions since the operation last succeeded
- * @oom_no_wait: never wait for busy chunks: the operation fails with
- *		-EAGAIN instead (the GPU's own fault servicing, which serves
- *		every process, hands the faults to their VA space's servicer)
+ * @oom:	what a full GPU did to the operation, for uvm_evict_retry()
  * @cause:	why pages move (UVM_NL_CAUSE_*), for migration events; set by
  *		whoever starts the operation, UVM_NL_CAUSE_FAULT by default
  * @ptes:	physical addresses of the PTEs being written
  */
 struct uvm_va_block_ctx {
 	struct uvm_ce_batch ce;
-	struct uvm_gpu *oom_gpu;
-	u32 oom_waits;
-	u32 oom_evictions;
-	bool oom_no_wait;
+	struct uvm_va_block_oom oom;
 	u32 cause;
 	struct uvm_gpu_address ptes[UVM_CTX_PTES];
 };
@@ -170,10 +161,7 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 		ctx->ce.gpu = NULL;
 		ctx->ce.nops = 0;
 		ctx->ce.ndma = 0;
-		ctx->oom_gpu = NULL;
-		ctx->oom_waits = 0;
-		ctx->oom_evictions = 0;
-		ctx->oom_no_wait = false;
+		ctx->oom = (struct uvm_va_block_oom){ };
 		ctx->cause = UVM_NL_CAUSE_FAULT;
 	}
 	return ctx;
@@ -182,11 +170,22 @@ struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void)
 /**
  * uvm_va_block_ctx_set_no_wait() - may the operations wait for busy chunks?
  * @ctx:	the context
- * @no_wait:	never wait (see uvm_va_block_oom_evict())
+ * @no_wait:	never wait (see uvm_evict_retry())
  */
 void uvm_va_block_ctx_set_no_wait(struct uvm_va_block_ctx *ctx, bool no_wait)
 {
-	ctx->oom_no_wait = no_wait;
+	ctx->oom.no_wait = no_wait;
+}
+
+/**
+ * uvm_va_block_ctx_oom() - what a full GPU did to an operation
+ * @ctx:	the operation's scratch space
+ *
+ * Return: the record uvm_evict_retry() reads and updates.
+ */
+struct uvm_va_block_oom *uvm_va_block_ctx_oom(struct uvm_va_block_ctx *ctx)
+{
+	return &ctx->oom;
 }
 
 /**
@@ -1064,7 +1063,7 @@ static struct page *block_alloc_cpu_page(struct uvm_va_block *block, int nid,
 /**
  * block_alloc_dst() - allocate destination memory for new copies
  * @block:	the block; its lock held
- * @ctx:	scratch space: oom_gpu is set when the GPU is full
+ * @ctx:	scratch space: oom.gpu is set when the GPU is full
  * @dst:	destination processor id
  * @need:	pages that will get a copy on @dst
  * @zero:	of those, pages resident nowhere (to be zero-filled)
@@ -1073,7 +1072,7 @@ static struct page *block_alloc_cpu_page(struct uvm_va_block *block, int nid,
  * CPU pages go to cpu.pages; a GPU gets its chunk.  On failure nothing
  * allocated here is kept.
  *
- * Return: 0, -ENOSPC when the GPU is full (ctx->oom_gpu says which), or
+ * Return: 0, -ENOSPC when the GPU is full (ctx->oom.gpu says which), or
  * -ENOMEM.
  */
 static int block_alloc_dst(struct uvm_va_block *block,
@@ -1103,7 +1102,7 @@ static int block_alloc_dst(struct uvm_va_block *block,
 	if (!gs->has_chunk) {
 		if (uvm_pmm_alloc_block_chunk(gpu, &gs->chunk, block->va_space,
 					      block->start >> UVM_VA_BLOCK_SHIFT)) {
-			ctx->oom_gpu = gpu;
+			ctx->oom.gpu = gpu;
 			return -ENOSPC;
 		}
 		gs->has_chunk = true;
@@ -1438,7 +1437,7 @@ static int block_evict_run(struct uvm_va_block *block, struct uvm_va_block_ctx *
 		if (ret != -ENOSPC)
 			return ret;
 		/* That GPU is full too: host memory, without evicting there. */
-		ctx->oom_gpu = NULL;
+		ctx->oom.gpu = NULL;
 	}
 	return uvm_va_block_collapse(block, ctx, UVM_PROCESSOR_CPU, mask, nid);
 }
@@ -1528,77 +1527,6 @@ int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 	ret = block_evict_gpu(block, ctx, gpu);
 	uvm_va_block_ctx_set_cause(ctx, cause);
 	return ret;
-}
-
-/*
- * Waits for busy chunks before an operation on a full GPU gives up: up to
- * UVM_OOM_WAITS of UVM_OOM_WAIT_MS each, about a second in all.
- */
-#define UVM_OOM_WAITS		100
-#define UVM_OOM_WAIT_MS		10
-
-/*
- * Evictions one operation may make without getting anywhere.  An operation
- * that needs room for two blocks (a copy between two managed ranges) on a
- * GPU with room for one evicts, in turn, the chunk it allocated for the
- * other: without a bound it never ends.  After this many it fails as when
- * nothing could be evicted.
- */
-#define UVM_OOM_EVICTIONS	256
-
-/**
- * uvm_va_block_oom_evict() - after a block operation, make room and retry?
- * @ctx:	the operation's scratch space
- * @held:	the VA space whose lock the caller holds for read
- * @ret:	in/out: the operation's result
- *
- * Block operations that find a GPU full fail with -ENOSPC.  The caller drops
- * its block lock and calls this after every attempt: if a chunk of that GPU
- * could be evicted it returns true and the caller retries.  If none could,
- * but some were only busy (their block being serviced or copied, their VA
- * space locked or being torn down: in flight, free or evictable in a
- * moment), it waits a little and the caller retries, a bounded number of
- * times; a task with a fatal signal does not wait, and a context that may
- * not wait (uvm_va_block_ctx_set_no_wait()) gets *@ret -EAGAIN.  Evictions
- * are bounded too (UVM_OOM_EVICTIONS without success).  Otherwise *@ret
- * becomes -ENOMEM.
- *
- * Context: process context, no block lock held; may sleep.
- * Return: true to retry.
- */
-bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
-			    struct uvm_va_space *held, int *ret)
-{
-	struct uvm_gpu *gpu = ctx->oom_gpu;
-	bool busy = false;
-
-	if (*ret != -ENOSPC) {
-		ctx->oom_waits = 0;
-		ctx->oom_evictions = 0;
-		return false;
-	}
-	ctx->oom_gpu = NULL;
-	if (gpu && ctx->oom_evictions < UVM_OOM_EVICTIONS &&
-	    !fatal_signal_pending(current) && uvm_pmm_evict(gpu, held, ctx, &busy)) {
-		ctx->oom_evictions++;
-		cond_resched();
-		return true;
-	}
-	if (gpu && busy && ctx->oom_waits < UVM_OOM_WAITS &&
-	    !fatal_signal_pending(current)) {
-		if (ctx->oom_no_wait) {
-			ctx->oom_evictions = 0;
-			*ret = -EAGAIN;
-			return false;
-		}
-		ctx->oom_waits++;
-		msleep(UVM_OOM_WAIT_MS);
-		return true;
-	}
-	ctx->oom_waits = 0;
-	ctx->oom_evictions = 0;
-	*ret = -ENOMEM;
-	return false;
 }
 
 /* Teardown and introspection */

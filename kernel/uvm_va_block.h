@@ -99,6 +99,23 @@ struct uvm_va_block {
 struct uvm_va_block_ctx;
 
 /**
+ * struct uvm_va_block_oom - what a full GPU did to a block operation
+ * @gpu:	the GPU whose vidmem was full when an operation failed with
+ *		-ENOSPC (see uvm_evict_retry())
+ * @waits:	waits for busy chunks since the operation last succeeded
+ * @evictions:	evictions since the operation last succeeded
+ * @no_wait:	never wait for busy chunks: the operation fails with
+ *		-EAGAIN instead (the GPU's own fault servicing, which serves
+ *		every process, hands the faults to their VA space's servicer)
+ */
+struct uvm_va_block_oom {
+	struct uvm_gpu *gpu;
+	u32 waits;
+	u32 evictions;
+	bool no_wait;
+};
+
+/**
  * struct uvm_fault_block_req - the GPU faults of one batch in one block
  * @pages:	faulted pages
  * @write:	of those, pages that need write access
@@ -149,6 +166,7 @@ void uvm_va_block_exit(void);
 struct uvm_va_block_ctx *uvm_va_block_ctx_alloc(void);
 u32 uvm_va_block_ctx_set_cause(struct uvm_va_block_ctx *ctx, u32 cause);
 void uvm_va_block_ctx_set_no_wait(struct uvm_va_block_ctx *ctx, bool no_wait);
+struct uvm_va_block_oom *uvm_va_block_ctx_oom(struct uvm_va_block_ctx *ctx);
 void uvm_va_block_ctx_free(struct uvm_va_block_ctx *ctx);
 
 struct uvm_va_block *uvm_va_block_get_or_create(struct uvm_va_space *va_space,
@@ -183,8 +201,6 @@ int uvm_va_block_cpu_move_node(struct uvm_va_block *block,
 			       const struct uvm_page_mask *mask, int nid);
 int uvm_va_block_evict_gpu(struct uvm_va_block *block,
 			   struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu);
-bool uvm_va_block_oom_evict(struct uvm_va_block_ctx *ctx,
-			    struct uvm_va_space *held, int *ret);
 int uvm_va_block_map_gpu(struct uvm_va_block *block,
 			 struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
 			 const struct uvm_page_mask *mask, enum uvm_prot need);

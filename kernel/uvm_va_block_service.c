@@ -721,7 +721,7 @@ int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
  * and are mapped locally, except where a preferred location is set or
  * the pages thrash (pinned or throttled).
  *
- * Return: 0 or -errno (-ENOSPC: see uvm_va_block_oom_evict()).
+ * Return: 0 or -errno (-ENOSPC: see uvm_evict_retry()).
  */
 int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
 					struct uvm_va_block_ctx *ctx,

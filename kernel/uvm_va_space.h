@@ -8,15 +8,20 @@
 #include <linux/atomic.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/uidgid.h>
 #include <linux/xarray.h>
 
 #include "uvm.h"
+#include "uvm_gpu.h"
 #include "uvm_hal.h"
 #include "uvm_page_pool.h"
 #include "uvm_hmm.h"
@@ -150,17 +155,117 @@ static inline bool uvm_va_space_read_contended(struct uvm_va_space *va_space,
 	       time_after_eq(jiffies, held_since + msecs_to_jiffies(UVM_VA_SPACE_HOLD_MS));
 }
 
+/**
+ * uvm_va_space_owner_exiting() - is the process owning a VA space going?
+ * @va_space:	the VA space
+ *
+ * The opener's thread group is exiting (killed, or exit_group()), gone, or
+ * no longer uses the VA space's mm (exec): nobody is left to see the
+ * results of its work.
+ *
+ * Context: any.
+ * Return: true when the owner is exiting or gone.
+ */
+static inline bool uvm_va_space_owner_exiting(struct uvm_va_space *va_space)
+{
+	struct task_struct *task;
+	bool exiting;
+
+	if (!atomic_read(&va_space->mm->mm_users))
+		return true;
+	/* the task and its signal_struct stay while RCU is held */
+	rcu_read_lock();
+	task = pid_task(va_space->pid, PIDTYPE_TGID);
+	exiting = !task || (READ_ONCE(task->signal->flags) & SIGNAL_GROUP_EXIT);
+	rcu_read_unlock();
+	return exiting;
+}
+
+/**
+ * uvm_va_space_charge_begin() - charge allocations to the VA space's owner
+ * @va_space:	the VA space
+ *
+ * Until uvm_va_space_charge_end(), __GFP_ACCOUNT allocations of the caller
+ * (a worker running the VA space's job or faults, another process evicting
+ * its memory) are charged to the opener's memory cgroup, not to whoever
+ * runs the code (a kernel thread is charged to nobody).
+ *
+ * Return: the charging scope to restore.
+ */
+static inline struct mem_cgroup *uvm_va_space_charge_begin(struct uvm_va_space *va_space)
+{
+	return set_active_memcg(va_space->memcg);
+}
+
+/**
+ * uvm_va_space_charge_end() - end a scope of uvm_va_space_charge_begin()
+ * @old:	what it returned
+ */
+static inline void uvm_va_space_charge_end(struct mem_cgroup *old)
+{
+	set_active_memcg(old);
+}
+
+/**
+ * uvm_va_space_read_yield() - let a waiting writer in between two steps
+ * @va_space:	the VA space, its lock held for read
+ * @held_since:	in/out: jiffies when the lock was taken
+ *
+ * When uvm_va_space_read_contended() says so, drops the lock and takes it
+ * again: what the caller found under it (allocations, blocks) must be
+ * looked up again.
+ *
+ * Return: true when the lock was dropped.
+ */
+static inline bool uvm_va_space_read_yield(struct uvm_va_space *va_space, unsigned long *held_since)
+{
+	if (!uvm_va_space_read_contended(va_space, *held_since))
+		return false;
+	up_read(&va_space->lock);
+	cond_resched();
+	down_read(&va_space->lock);
+	*held_since = jiffies;
+	return true;
+}
+
+/**
+ * uvm_va_space_get_by_instance() - find the VA space a fault belongs to
+ * @gpu:	the GPU that faulted
+ * @instance:	the instance id from the fault entry
+ *
+ * Context: any; takes a reference the caller drops with uvm_va_space_put().
+ * Return: the VA space, or NULL when it is gone.
+ */
+static inline struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,
+						  u32 instance)
+{
+	struct uvm_gpu_va_space *gvs;
+	struct uvm_va_space *va_space = NULL;
+
+	rcu_read_lock();
+	gvs = xa_load(&gpu->instances, instance);
+	if (gvs && kref_get_unless_zero(&gvs->va_space->kref))
+		va_space = gvs->va_space;
+	rcu_read_unlock();
+	return va_space;
+}
+
+/**
+ * uvm_va_space_gpu_va_space() - a VA space as @gpu sees it
+ * @va_space:	the VA space
+ * @gpu:	the GPU
+ *
+ * Return: the GPU VA space; valid as long as @va_space.
+ */
+static inline struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space,
+						   struct uvm_gpu *gpu)
+{
+	return &va_space->gpu_va_spaces[gpu->index];
+}
+
 struct uvm_va_space *uvm_va_space_create(struct inode *inode);
-bool uvm_va_space_owner_exiting(struct uvm_va_space *va_space);
-struct mem_cgroup *uvm_va_space_charge_begin(struct uvm_va_space *va_space);
-void uvm_va_space_charge_end(struct mem_cgroup *old);
-bool uvm_va_space_read_yield(struct uvm_va_space *va_space, unsigned long *held_since);
 void uvm_va_space_destroy(struct uvm_va_space *va_space);
 void uvm_va_space_put(struct uvm_va_space *va_space);
-struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,
-						  u32 instance);
-struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space,
-						   struct uvm_gpu *gpu);
 int uvm_va_space_residency(struct uvm_va_space *va_space, u64 start, u64 npages,
 			   struct uvm_test_page_state *states,
 			   struct uvm_test_page_state_sizes *sizes);
