@@ -16,29 +16,9 @@
 #include <linux/types.h>
 
 #include "uvm_gpu.h"
+#include "uvm_nl.h"
 #include "uvm_trace.h"
 #include "uvm_va_space.h"
-
-struct attribute_group;
-
-int uvm_nl_init(void);
-void uvm_nl_exit(void);
-extern const struct attribute_group uvm_nl_attr_group;
-
-bool uvm_nl_listening(void);
-void uvm_nl_event_fault_batch(struct uvm_gpu *gpu, struct uvm_va_space *va_space,
-			      u32 faults, u32 duplicates, u32 fatal, u64 duration_ns);
-void uvm_nl_event_faults_flushed(struct uvm_gpu *gpu, struct uvm_va_space *va_space,
-				 u32 faults);
-void uvm_nl_event_migration(struct uvm_va_space *va_space, u64 addr, u32 src,
-			    u32 dst, u32 pages, u32 cause, u64 duration_ns);
-void uvm_nl_event_eviction(struct uvm_gpu *gpu, struct uvm_va_space *va_space,
-			   u64 addr, u32 pages);
-void uvm_nl_event_thrashing(struct uvm_va_space *va_space, u64 addr, u32 kind,
-			    u32 pages);
-void uvm_nl_event_fatal_fault(struct uvm_gpu *gpu, struct uvm_va_space *va_space,
-			      u64 addr, u32 access);
-void uvm_nl_event_va_space(struct uvm_va_space *va_space, bool create);
 
 /* Is a migration being watched (its duration worth measuring)? */
 static inline bool uvm_events_timed(void)

@@ -50,6 +50,7 @@
 #include <linux/uaccess.h>
 
 #include "simgpu/simgpu.h"
+#include "uvm_advise.h"
 #include "uvm_copy.h"
 #include "uvm_events.h"
 #include "uvm_fault.h"
@@ -58,6 +59,8 @@
 #include "uvm_ioctl.h"
 #include "uvm_mem.h"
 #include "uvm_migrate.h"
+#include "uvm_nl.h"
+#include "uvm_nl_query.h"
 #include "uvm_page_pool.h"
 #include "uvm_pin.h"
 #include "uvm_prefetch.h"
@@ -468,7 +471,7 @@ static int __init uvm_init(void)
 	ret = uvm_gpus_init();
 	if (ret)
 		goto err_core_exit;
-	ret = uvm_nl_init();
+	ret = uvm_nl_query_init();
 	if (ret)
 		goto err_gpus_exit;
 	ret = misc_register(&uvm_misc);
@@ -486,7 +489,7 @@ static int __init uvm_init(void)
 err_misc_deregister:
 	misc_deregister(&uvm_misc);
 err_nl_exit:
-	uvm_nl_exit();
+	uvm_nl_query_exit();
 err_gpus_exit:
 	uvm_gpus_exit();
 err_core_exit:
@@ -498,7 +501,7 @@ static void __exit uvm_exit(void)
 {
 	uvm_gpu_sysfs_remove_all();
 	misc_deregister(&uvm_misc);
-	uvm_nl_exit();
+	uvm_nl_query_exit();
 	uvm_gpus_exit();
 	uvm_core_exit();
 	pr_info("unloaded\n");

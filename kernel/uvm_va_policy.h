@@ -115,7 +115,5 @@ static inline struct uvm_location uvm_location_decode(u16 v)
 
 int uvm_location_resolve(const struct uvm_location *in, u32 allowed,
 			 struct uvm_location *out);
-int uvm_ioc_advise(struct uvm_va_space *va_space, void *data);
-int uvm_ioc_range_query(struct uvm_va_space *va_space, void *data);
 
 #endif /* _UVM_VA_POLICY_H_ */

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The generic netlink family "uvm": queries and the event stream.
+ * The generic netlink family "uvm": the family, who sees what, the event
+ * stream.
  *
  * DOC: Netlink family
  *
- * uapi/uvm_netlink.h is the ABI.  Three dump commands answer queries:
- * GET_GPUS (every GPU, its counters, the family's event counters),
- * GET_VA_SPACES (every VA space the reader may see, its owner, counters and
- * vidmem per GPU) and GET_RESIDENCY (the residency of a range of one
- * process's managed memory, UVM_NL_RESIDENCY_CHUNK pages per message,
- * computed by uvm_va_space_residency() as the test ioctl's is).  The
- * multicast group "events" carries one message per fault batch and VA
- * space, per migration, eviction, thrashing decision, fatal fault and VA
- * space created or destroyed (uvm_events.h sends them).
+ * uapi/uvm_netlink.h is the ABI.  Three dump commands answer queries
+ * (uvm_nl_query.c, which registers the family with them).  The multicast
+ * group "events" carries one message per fault batch and VA space, per
+ * migration, eviction, thrashing decision, fatal fault and VA space
+ * created or destroyed (uvm_events.h sends them).  This file is called
+ * from the hot paths and calls nothing above it.
  *
  * Visibility: a VA space is visible to readers whose socket was opened
  * with the effective uid that opened the VA space and who may read the
@@ -34,11 +32,7 @@
  * allocated.  Each event carries a sequence number, so a listener also
  * sees its own gaps.
  *
- * Locking: the queries run without genl_mutex (parallel_ops).  GET_VA_SPACES
- * holds uvm_va_space_list_lock while it reads atomic counters and constant
- * fields; GET_RESIDENCY takes a VA space reference under that lock, drops
- * the lock, then reads residency under the VA space lock and block locks
- * (uvm_va_space_residency()).  Events are sent from any context but hard
+ * Locking: none of its own.  Events are sent from any context but hard
  * interrupts, under any lock of the driver (nothing here sleeps).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -61,12 +55,9 @@
 #include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_netlink.h"
-#include "uvm_test.h"
+#include "uvm_nl.h"
 #include "uvm_va_space.h"
 
-static_assert(sizeof(struct uvm_nl_page_state) == sizeof(struct uvm_test_page_state));
-static_assert(offsetof(struct uvm_nl_page_state, mapped_atomic) ==
-	      offsetof(struct uvm_test_page_state, mapped_atomic));
 static_assert(UVM_NL_GPU_COUNTER_COUNT == UVM_GPU_COUNTER_COUNT);
 static_assert(UVM_NL_GPU_FAULTS == UVM_GPU_FAULTS);
 static_assert(UVM_NL_GPU_EVICTIONS == UVM_GPU_EVICTIONS);
@@ -89,8 +80,8 @@ static_assert(UVM_NL_ACCESS_ATOMIC == UVM_FAULT_ACCESS_ATOMIC);
 #define UVM_NL_EVENT_SIZE_COUNTERS	(UVM_NL_EVENT_SIZE + 4 + 12 * UVM_COUNTER_COUNT)
 
 static atomic64_t uvm_nl_seq = ATOMIC64_INIT(0);
-static atomic64_t uvm_nl_sent = ATOMIC64_INIT(0);
-static atomic64_t uvm_nl_dropped = ATOMIC64_INIT(0);
+atomic64_t uvm_nl_sent = ATOMIC64_INIT(0);
+atomic64_t uvm_nl_dropped = ATOMIC64_INIT(0);
 static bool uvm_nl_registered;
 
 static const struct nla_policy uvm_nl_policy[UVM_NL_A_MAX + 1] = {
@@ -131,7 +122,6 @@ static const struct nla_policy uvm_nl_policy[UVM_NL_A_MAX + 1] = {
 	[UVM_NL_A_EVENT_ACCESS]	= NLA_POLICY_RANGE(NLA_U32, 1, UVM_NL_EVENT_ACCESS_FILTERED),
 };
 
-static struct genl_family uvm_nl_family;
 
 /**
  * uvm_nl_listening() - does anybody listen to the events group?
@@ -192,7 +182,7 @@ static bool uvm_nl_creds_see(const struct cred *reader, const struct uvm_va_spac
  * Context: the reader's (a dump runs in its sendmsg/recvmsg).
  * Return: true when it may.
  */
-static bool uvm_nl_reader_sees(const struct sk_buff *skb,
+bool uvm_nl_reader_sees(const struct sk_buff *skb,
 			       const struct uvm_va_space *va_space)
 {
 	const struct sock *sk = NETLINK_CB(skb).sk;
@@ -212,12 +202,12 @@ static bool uvm_nl_reader_sees(const struct sk_buff *skb,
 }
 
 /* The reader's view of a VA space's owner: pid in its namespace, uid. */
-static u32 uvm_nl_pid(const struct uvm_va_space *va_space)
+u32 uvm_nl_pid(const struct uvm_va_space *va_space)
 {
 	return pid_nr_ns(va_space->pid, task_active_pid_ns(current));
 }
 
-static u32 uvm_nl_uid(const struct sk_buff *skb, const struct uvm_va_space *va_space)
+u32 uvm_nl_uid(const struct sk_buff *skb, const struct uvm_va_space *va_space)
 {
 	return from_kuid_munged(sk_user_ns(NETLINK_CB(skb).sk), va_space->uid);
 }
@@ -231,7 +221,7 @@ static u32 uvm_nl_uid(const struct sk_buff *skb, const struct uvm_va_space *va_s
  *
  * Return: 0 or -EMSGSIZE.
  */
-static int uvm_nl_put_u64s(struct sk_buff *skb, int attr, atomic64_t *vals, u32 n)
+int uvm_nl_put_u64s(struct sk_buff *skb, int attr, atomic64_t *vals, u32 n)
 {
 	struct nlattr *nest = nla_nest_start(skb, attr);
 	u32 i;
@@ -248,335 +238,6 @@ static int uvm_nl_put_u64s(struct sk_buff *skb, int attr, atomic64_t *vals, u32 
 	return 0;
 }
 
-/**
- * uvm_nl_put_va_space() - the attributes naming a VA space in a reply
- * @skb:	the reply
- * @req:	the request
- * @va_space:	the VA space
- *
- * Return: 0 or -EMSGSIZE.
- */
-static int uvm_nl_put_va_space(struct sk_buff *skb, const struct sk_buff *req,
-			       const struct uvm_va_space *va_space)
-{
-	if (nla_put_u64_64bit(skb, UVM_NL_A_VA_SPACE, va_space->id, UVM_NL_A_PAD) ||
-	    nla_put_u32(skb, UVM_NL_A_PID, uvm_nl_pid(va_space)) ||
-	    nla_put_string(skb, UVM_NL_A_COMM, va_space->comm) ||
-	    nla_put_u32(skb, UVM_NL_A_UID, uvm_nl_uid(req, va_space)))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/* GET_GPUS */
-
-/**
- * uvm_nl_fill_gpu() - one GPU's message
- * @skb:	the dump's buffer
- * @cb:		the dump
- * @gpu:	the GPU
- *
- * Return: 0 or -EMSGSIZE (nothing of the message is left in @skb).
- */
-static int uvm_nl_fill_gpu(struct sk_buff *skb, struct netlink_callback *cb,
-			   struct uvm_gpu *gpu)
-{
-	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				&uvm_nl_family, NLM_F_MULTI, UVM_NL_CMD_GET_GPUS);
-
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, UVM_NL_A_GPU_INDEX, gpu->index) ||
-	    nla_put_u32(skb, UVM_NL_A_NUM_GPUS, uvm_gpu_count) ||
-	    nla_put_string(skb, UVM_NL_A_GPU_NAME, gpu->name) ||
-	    nla_put(skb, UVM_NL_A_GPU_UUID, 16, gpu->props.uuid) ||
-	    nla_put_u64_64bit(skb, UVM_NL_A_VIDMEM_SIZE, gpu->props.vidmem_size,
-			      UVM_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, UVM_NL_A_VIDMEM_USED, uvm_pmm_used_bytes(gpu),
-			      UVM_NL_A_PAD) ||
-	    nla_put_u32(skb, UVM_NL_A_PAGE_SIZE, PAGE_SIZE) ||
-	    uvm_nl_put_u64s(skb, UVM_NL_A_GPU_COUNTERS, gpu->counters,
-			    UVM_GPU_COUNTER_COUNT) ||
-	    nla_put_u64_64bit(skb, UVM_NL_A_EVENTS_SENT,
-			      atomic64_read(&uvm_nl_sent), UVM_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, UVM_NL_A_EVENTS_DROPPED,
-			      atomic64_read(&uvm_nl_dropped), UVM_NL_A_PAD) ||
-	    (UVM_NL_EVENTS_ACCESS &&
-	     nla_put_u32(skb, UVM_NL_A_EVENT_ACCESS, UVM_NL_EVENTS_ACCESS))) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/**
- * uvm_nl_get_gpus() - dump GET_GPUS: one message per GPU
- * @skb:	the buffer to fill
- * @cb:		the dump; args[0] is the next GPU index
- *
- * A request with UVM_NL_A_GPU_INDEX gets that GPU only (none if there is
- * no such GPU).
- *
- * Return: the buffer's length (0 ends the dump).
- */
-static int uvm_nl_get_gpus(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct nlattr **attrs = uvm_genl_dump_attrs(cb);
-	u32 i = cb->args[0], only = U32_MAX;
-
-	if (attrs[UVM_NL_A_GPU_INDEX])
-		only = nla_get_u32(attrs[UVM_NL_A_GPU_INDEX]);
-	for (; i < uvm_gpu_count; i++) {
-		if (only != U32_MAX && i != only)
-			continue;
-		if (uvm_nl_fill_gpu(skb, cb, uvm_gpus[i]))
-			break;
-	}
-	cb->args[0] = i;
-	return skb->len;
-}
-
-/* GET_VA_SPACES */
-
-/**
- * uvm_nl_fill_va_space() - one VA space's message
- * @skb:	the dump's buffer
- * @cb:		the dump
- * @va_space:	the VA space; uvm_va_space_list_lock held
- *
- * Return: 0 or -EMSGSIZE (nothing of the message is left in @skb).
- */
-static int uvm_nl_fill_va_space(struct sk_buff *skb, struct netlink_callback *cb,
-				struct uvm_va_space *va_space)
-{
-	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				&uvm_nl_family, NLM_F_MULTI,
-				UVM_NL_CMD_GET_VA_SPACES);
-
-	if (!hdr)
-		return -EMSGSIZE;
-	if (uvm_nl_put_va_space(skb, cb->skb, va_space) ||
-	    nla_put_u32(skb, UVM_NL_A_NUM_GPUS, uvm_gpu_count) ||
-	    uvm_nl_put_u64s(skb, UVM_NL_A_COUNTERS, va_space->counters,
-			    UVM_COUNTER_COUNT) ||
-	    uvm_nl_put_u64s(skb, UVM_NL_A_VIDMEM, va_space->vidmem, uvm_gpu_count)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/**
- * uvm_nl_get_va_spaces() - dump GET_VA_SPACES: one message per VA space
- * @skb:	the buffer to fill
- * @cb:		the dump; args[0] is the id of the last VA space sent
- *
- * VA spaces the reader may not see are left out; a request with
- * UVM_NL_A_PID gets that process's only (pid in the reader's namespace).
- *
- * Return: the buffer's length (0 ends the dump).
- */
-static int uvm_nl_get_va_spaces(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct nlattr **attrs = uvm_genl_dump_attrs(cb);
-	struct uvm_va_space *va_space;
-	struct pid *only = NULL;
-
-	if (attrs[UVM_NL_A_PID]) {
-		only = find_get_pid(nla_get_u32(attrs[UVM_NL_A_PID]));
-		if (!only)
-			return 0;
-	}
-	mutex_lock(&uvm_va_space_list_lock);
-	list_for_each_entry(va_space, &uvm_va_space_list, node) {
-		if (va_space->id <= cb->args[0] ||
-		    (only && va_space->pid != only) ||
-		    !uvm_nl_reader_sees(cb->skb, va_space))
-			continue;
-		if (uvm_nl_fill_va_space(skb, cb, va_space))
-			break;
-		cb->args[0] = va_space->id;
-	}
-	mutex_unlock(&uvm_va_space_list_lock);
-	put_pid(only);
-	return skb->len;
-}
-
-/* GET_RESIDENCY */
-
-/**
- * uvm_nl_va_space_get() - find a VA space by id or by its owner's pid
- * @id:		the id, or 0 to look for @pid
- * @pid:	the owner (the first of its VA spaces), when @id is 0
- *
- * Return: the VA space with a reference (uvm_va_space_put()), or NULL.
- */
-static struct uvm_va_space *uvm_nl_va_space_get(u64 id, struct pid *pid)
-{
-	struct uvm_va_space *va_space, *found = NULL;
-
-	mutex_lock(&uvm_va_space_list_lock);
-	list_for_each_entry(va_space, &uvm_va_space_list, node) {
-		if (id ? va_space->id != id : va_space->pid != pid)
-			continue;
-		if (kref_get_unless_zero(&va_space->kref))
-			found = va_space;
-		break;
-	}
-	mutex_unlock(&uvm_va_space_list_lock);
-	return found;
-}
-
-/**
- * uvm_nl_residency_start() - validate a GET_RESIDENCY request
- * @cb:		the dump; on success args[0] = 0 (next page), args[1] = the VA
- *		space's id, args[2] = first address, args[3] = pages
- *
- * Context: the requester's process, before the first dump call; an error
- * here is the request's answer.
- * Return: 0, -EINVAL for a bad or incomplete request, -ESRCH when the
- * process has no VA space, -EPERM when the reader may not see it.
- */
-static int uvm_nl_residency_start(struct netlink_callback *cb)
-{
-	struct nlattr **attrs = uvm_genl_dump_attrs(cb);
-	struct uvm_va_space *va_space;
-	struct pid *pid = NULL;
-	u64 addr, len, id = 0;
-	int ret = 0;
-
-	if (!attrs[UVM_NL_A_ADDRESS] || !attrs[UVM_NL_A_LENGTH] ||
-	    (!attrs[UVM_NL_A_PID] && !attrs[UVM_NL_A_VA_SPACE]))
-		return -EINVAL;
-	addr = nla_get_u64(attrs[UVM_NL_A_ADDRESS]);
-	len = nla_get_u64(attrs[UVM_NL_A_LENGTH]);
-	if (!PAGE_ALIGNED(addr) || !PAGE_ALIGNED(len) || addr + len < addr ||
-	    len >> PAGE_SHIFT > UVM_NL_RESIDENCY_MAX_PAGES)
-		return -EINVAL;
-
-	if (attrs[UVM_NL_A_VA_SPACE]) {
-		id = nla_get_u64(attrs[UVM_NL_A_VA_SPACE]);
-	} else {
-		pid = find_get_pid(nla_get_u32(attrs[UVM_NL_A_PID]));
-		if (!pid)
-			return -ESRCH;
-	}
-	va_space = uvm_nl_va_space_get(id, pid);
-	put_pid(pid);
-	if (!va_space)
-		return -ESRCH;
-	if (attrs[UVM_NL_A_PID] && attrs[UVM_NL_A_VA_SPACE] &&
-	    uvm_nl_pid(va_space) != nla_get_u32(attrs[UVM_NL_A_PID]))
-		ret = -ESRCH;
-	else if (!uvm_nl_reader_sees(cb->skb, va_space))
-		ret = -EPERM;
-	cb->args[0] = 0;
-	cb->args[1] = va_space->id;
-	cb->args[2] = addr;
-	cb->args[3] = len >> PAGE_SHIFT;
-	uvm_va_space_put(va_space);
-	return ret;
-}
-
-/**
- * uvm_nl_fill_residency() - one message of UVM_NL_RESIDENCY_CHUNK pages
- * @skb:	the dump's buffer
- * @cb:		the dump
- * @va_space:	the VA space
- * @addr:	first page
- * @states:	the pages' states
- * @n:		pages
- *
- * Return: 0 or -EMSGSIZE (nothing of the message is left in @skb).
- */
-static int uvm_nl_fill_residency(struct sk_buff *skb, struct netlink_callback *cb,
-				 struct uvm_va_space *va_space, u64 addr,
-				 const struct uvm_test_page_state *states, u32 n)
-{
-	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				&uvm_nl_family, NLM_F_MULTI,
-				UVM_NL_CMD_GET_RESIDENCY);
-
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, UVM_NL_A_VA_SPACE, va_space->id, UVM_NL_A_PAD) ||
-	    nla_put_u32(skb, UVM_NL_A_PID, uvm_nl_pid(va_space)) ||
-	    nla_put_u64_64bit(skb, UVM_NL_A_ADDRESS, addr, UVM_NL_A_PAD) ||
-	    nla_put_u32(skb, UVM_NL_A_PAGE_SIZE, PAGE_SIZE) ||
-	    nla_put_u32(skb, UVM_NL_A_NUM_GPUS, uvm_gpu_count) ||
-	    nla_put(skb, UVM_NL_A_PAGES, n * sizeof(*states), states)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/**
- * uvm_nl_get_residency() - dump GET_RESIDENCY, chunk after chunk
- * @skb:	the buffer to fill
- * @cb:		the dump (see uvm_nl_residency_start())
- *
- * The VA space is looked up again by id for each call: the dump holds no
- * reference between calls, and ends early when the VA space is gone.
- *
- * Return: the buffer's length (0 ends the dump) or -errno.
- */
-static int uvm_nl_get_residency(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	u64 next = cb->args[0], total = cb->args[3], addr;
-	struct uvm_test_page_state *states;
-	struct uvm_va_space *va_space;
-	int ret = 0;
-	u32 n;
-
-	if (next >= total)
-		return 0;
-	va_space = uvm_nl_va_space_get(cb->args[1], NULL);
-	if (!va_space)
-		return 0;
-	/* the owner may have hidden itself since the request (setuid, prctl) */
-	if (!uvm_nl_reader_sees(cb->skb, va_space)) {
-		ret = -EPERM;
-		goto out_put;
-	}
-	states = kmalloc_array(UVM_NL_RESIDENCY_CHUNK, sizeof(*states), GFP_KERNEL);
-	if (!states) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	while (next < total) {
-		n = min_t(u64, total - next, UVM_NL_RESIDENCY_CHUNK);
-		addr = cb->args[2] + (next << PAGE_SHIFT);
-		memset(states, 0, n * sizeof(*states));
-		ret = uvm_va_space_residency(va_space, addr, n, states, NULL);
-		if (ret || uvm_nl_fill_residency(skb, cb, va_space, addr, states, n))
-			break;
-		next += n;
-	}
-	cb->args[0] = next;
-	kfree(states);
-out_put:
-	uvm_va_space_put(va_space);
-	return ret ?: skb->len;
-}
-
-static const struct genl_ops uvm_nl_ops[] = {
-	{
-		.cmd = UVM_NL_CMD_GET_GPUS,
-		.dumpit = uvm_nl_get_gpus,
-	},
-	{
-		.cmd = UVM_NL_CMD_GET_VA_SPACES,
-		.dumpit = uvm_nl_get_va_spaces,
-	},
-	{
-		.cmd = UVM_NL_CMD_GET_RESIDENCY,
-		.start = uvm_nl_residency_start,
-		.dumpit = uvm_nl_get_residency,
-	},
-};
 
 static const struct genl_multicast_group uvm_nl_mcgrps[] = {
 	[UVM_NL_GROUP_EVENTS] = {
@@ -585,15 +246,13 @@ static const struct genl_multicast_group uvm_nl_mcgrps[] = {
 	},
 };
 
-static struct genl_family uvm_nl_family = {
+struct genl_family uvm_nl_family = {
 	.name = UVM_GENL_NAME,
 	.version = UVM_GENL_VERSION,
 	.maxattr = UVM_NL_A_MAX,
 	.policy = uvm_nl_policy,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.ops = uvm_nl_ops,
-	.n_ops = ARRAY_SIZE(uvm_nl_ops),
 	.mcgrps = uvm_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(uvm_nl_mcgrps),
 };
@@ -901,14 +560,20 @@ const struct attribute_group uvm_nl_attr_group = {
 };
 
 /**
- * uvm_nl_init() - register the family
+ * uvm_nl_register() - register the family with its query commands
+ * @ops:	the commands (uvm_nl_query.c)
+ * @n_ops:	how many
  *
  * Context: module init, before /dev/uvm exists.
  * Return: 0 or the -errno of genl_register_family().
  */
-int __init uvm_nl_init(void)
+int __init uvm_nl_register(const struct genl_ops *ops, int n_ops)
 {
-	int ret = genl_register_family(&uvm_nl_family);
+	int ret;
+
+	uvm_nl_family.ops = ops;
+	uvm_nl_family.n_ops = n_ops;
+	ret = genl_register_family(&uvm_nl_family);
 
 	if (ret) {
 		pr_err("generic netlink family %s: %d\n", UVM_GENL_NAME, ret);
@@ -922,11 +587,11 @@ int __init uvm_nl_init(void)
 }
 
 /**
- * uvm_nl_exit() - unregister the family
+ * uvm_nl_unregister() - unregister the family
  *
  * Context: module exit, after /dev/uvm is gone (no VA space, no event).
  */
-void uvm_nl_exit(void)
+void uvm_nl_unregister(void)
 {
 	WRITE_ONCE(uvm_nl_registered, false);
 	genl_unregister_family(&uvm_nl_family);
