@@ -33,7 +33,9 @@
 #include "uvm_advise.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
+#include "uvm_hmm_policy.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_service.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -132,8 +134,8 @@ int uvm_ioc_advise(struct uvm_va_space *va_space, void *data)
 		mmap_read_unlock(va_space->mm);
 		return -EINTR;
 	}
-	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end,
-				 &pageable);
+	ret = uvm_hmm_check_user_range(va_space, args->address, args->length, &start,
+				       &end, &pageable);
 	if (!ret)
 		ret = uvm_va_policy_set(va_space, start, end, args->advice, &loc);
 	if (!ret && !pageable)
@@ -233,8 +235,8 @@ int uvm_ioc_range_query(struct uvm_va_space *va_space, void *data)
 		mmap_read_unlock(va_space->mm);
 		return -EINTR;
 	}
-	ret = uvm_va_range_check(va_space, args->address, args->length, &start, &end,
-				 &pageable);
+	ret = uvm_hmm_check_user_range(va_space, args->address, args->length, &start,
+				       &end, &pageable);
 	if (!ret) {
 		uvm_va_policy_query(va_space, start, end, args);
 		args->last_prefetch = pageable ?

@@ -65,13 +65,17 @@
 
 #include "uvm_ce.h"
 #include "uvm_copy.h"
+#include "uvm_device_range.h"
 #include "uvm_evict.h"
 #include "uvm_gpu.h"
+#include "uvm_host_range.h"
 #include "uvm_pin.h"
 #include "uvm_queue.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_service.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+#include "uvm_vmm.h"
 
 /* Copies of UVM_IOC_COPY_BATCH read from userspace at a time. */
 #define UVM_COPY_BATCH_CHUNK	64

@@ -34,11 +34,14 @@
 
 #include "uvm_ce.h"
 #include "uvm_compat.h"
+#include "uvm_device_range.h"
 #include "uvm_evict.h"
 #include "uvm_gpu.h"
 #include "uvm_va_block.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+
+static const struct uvm_va_range_ops uvm_device_range_ops;
 
 /* PTEs written per map() call while mapping a device range. */
 #define UVM_DEVICE_MAP_BATCH	32
@@ -74,7 +77,7 @@ struct uvm_gpu_address uvm_device_range_phys(struct uvm_va_range *range, u64 va)
  *
  * Every GPU's PTEs of the range are removed and invalidated first.
  */
-void uvm_device_range_free(struct uvm_va_space *va_space,
+static void uvm_device_range_free(struct uvm_va_space *va_space,
 			   struct uvm_va_range *range)
 {
 	struct uvm_va_range_device *dev = &range->device;
@@ -230,7 +233,8 @@ int uvm_device_range_mmap(struct uvm_va_space *va_space,
 
 	if (!gpu)
 		return -ENODEV;
-	range = uvm_va_range_alloc(UVM_RANGE_DEVICE, vma->vm_start, vma->vm_end,
+	range = uvm_va_range_alloc(UVM_RANGE_DEVICE, &uvm_device_range_ops,
+				   vma->vm_start, vma->vm_end,
 				   GFP_KERNEL_ACCOUNT);
 	if (!range)
 		return -ENOMEM;
@@ -305,7 +309,7 @@ static u32 device_pte_size(struct uvm_gpu *gpu, u64 addr, u64 end)
  *
  * Return: 0 or -errno of the page-table update.
  */
-int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
+static int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
 			 struct uvm_gpu *gpu, u64 va)
 {
 	struct uvm_gpu_va_space *gvs = uvm_va_space_gpu_va_space(va_space, gpu);
@@ -335,3 +339,24 @@ int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *ran
 			   (end - first) >> PAGE_SHIFT);
 	return 0;
 }
+
+static int uvm_device_range_service_fault(struct uvm_va_space *va_space,
+					  struct uvm_va_range *range, struct uvm_gpu *gpu,
+					  u64 va, enum uvm_fault_access access)
+{
+	return uvm_device_range_map(va_space, range, gpu, va);
+}
+
+static int uvm_device_range_pointer_info(struct uvm_va_range *range,
+					 struct uvm_ioc_pointer_info *args)
+{
+	args->flags = UVM_POINTER_DEVICE;
+	args->gpu_index = range->device.gpu->index;
+	return 0;
+}
+
+static const struct uvm_va_range_ops uvm_device_range_ops = {
+	.free = uvm_device_range_free,
+	.service_fault = uvm_device_range_service_fault,
+	.pointer_info = uvm_device_range_pointer_info,
+};

@@ -83,6 +83,7 @@
 #include "uvm_hmm.h"
 #include "uvm_param.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_service.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
 

@@ -47,10 +47,6 @@ struct uvm_hmm_va_space {
 	atomic_t shares;
 };
 
-/* Operations of UVM_IOC_MIGRATE on pageable memory (values of UVM_MIGRATE_*). */
-#define UVM_HMM_PREFETCH	UVM_MIGRATE_PREFETCH
-#define UVM_HMM_DISCARD		UVM_MIGRATE_DISCARD
-
 #if IS_ENABLED(CONFIG_HMM_MIRROR)
 
 int uvm_hmm_init(void);
@@ -63,14 +59,6 @@ void uvm_hmm_va_space_destroy(struct uvm_va_space *va_space);
 void uvm_hmm_service_faults(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
 			    const struct uvm_fault_entry *faults, u32 count,
 			    struct uvm_fault_entry *fatal, u32 *nfatal);
-
-int uvm_hmm_check_range(struct uvm_va_space *va_space, u64 start, u64 end);
-int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op, u64 start, u64 end,
-		    const struct uvm_location *loc);
-int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start, u64 end,
-		   u32 advice, const struct uvm_location *loc);
-int uvm_hmm_page_states(struct uvm_va_space *va_space, u64 start, u64 npages,
-			struct uvm_test_page_state *states);
 
 #else /* !CONFIG_HMM_MIRROR: pageable memory stays out of reach of the GPUs */
 
@@ -104,33 +92,6 @@ static inline void uvm_hmm_service_faults(struct uvm_va_space *va_space,
 {
 	while (count--)
 		fatal[(*nfatal)++] = *faults++;
-}
-
-static inline int uvm_hmm_check_range(struct uvm_va_space *va_space, u64 start,
-				      u64 end)
-{
-	return -EINVAL;
-}
-
-static inline int uvm_hmm_migrate(struct uvm_va_space *va_space, u32 op,
-				  u64 start, u64 end,
-				  const struct uvm_location *loc)
-{
-	return -EINVAL;
-}
-
-static inline int uvm_hmm_advise(struct uvm_va_space *va_space, u64 start,
-				 u64 end, u32 advice,
-				 const struct uvm_location *loc)
-{
-	return 0;
-}
-
-static inline int uvm_hmm_page_states(struct uvm_va_space *va_space, u64 start,
-				      u64 npages,
-				      struct uvm_test_page_state *states)
-{
-	return -EOPNOTSUPP;
 }
 
 #endif /* CONFIG_HMM_MIRROR */

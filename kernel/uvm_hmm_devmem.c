@@ -58,6 +58,7 @@
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
 #include "uvm_hmm_devmem.h"
+#include "uvm_hmm_internal.h"
 #include "uvm_va_space.h"
 
 #if UVM_HMM_MIGRATION

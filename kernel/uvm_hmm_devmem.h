@@ -39,9 +39,6 @@ struct uvm_hmm_migrate_ctx {
 	struct uvm_ce_batch ce;
 };
 
-/* uvm_hmm.c: the module's fault-injection point for pageable memory. */
-bool uvm_hmm_should_fail(void);
-
 #if UVM_HMM_MIGRATION
 
 int uvm_hmm_devmem_init(void);

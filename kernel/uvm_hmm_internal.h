@@ -106,4 +106,7 @@ int uvm_hmm_migrate_region(struct uvm_hmm_ctx *ctx, struct uvm_hmm_region *regio
 			   const struct uvm_page_mask *mask, struct uvm_gpu *gpu,
 			   int nid);
 
+/* The module's fault-injection point for pageable memory. */
+bool uvm_hmm_should_fail(void);
+
 #endif /* _UVM_HMM_INTERNAL_H_ */

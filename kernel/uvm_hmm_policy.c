@@ -38,6 +38,7 @@
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
+#include "uvm_hmm_policy.h"
 #include "uvm_hmm_internal.h"
 #include "uvm_test.h"
 #include "uvm_va_policy.h"

@@ -40,9 +40,12 @@
 #include <linux/slab.h>
 
 #include "uvm_gpu.h"
+#include "uvm_host_range.h"
 #include "uvm_pin.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+
+static const struct uvm_va_range_ops uvm_host_range_ops;
 
 /* Pinned pages per registration, a bound on what one ioctl can hold. */
 #define UVM_HOST_REGISTER_MAX_PAGES	BIT_ULL(26)
@@ -64,7 +67,7 @@ struct page *uvm_host_range_page(struct uvm_va_range *range, u64 va)
  * @va_space:	the VA space
  * @range:	the range, out of the tree
  */
-void uvm_host_range_free(struct uvm_va_space *va_space,
+static void uvm_host_range_free(struct uvm_va_space *va_space,
 			 struct uvm_va_range *range)
 {
 	struct uvm_va_range_host *host = &range->host;
@@ -101,7 +104,7 @@ void uvm_host_range_free(struct uvm_va_space *va_space,
  *
  * Return: 0; -EPERM for a write to read-only memory; -errno of a mapping.
  */
-int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
+static int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
 		       struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access)
 {
 	struct uvm_va_range_host *host = &range->host;
@@ -268,7 +271,8 @@ int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data)
 	if (ret)
 		return ret;
 
-	range = uvm_va_range_alloc(UVM_RANGE_HOST, start, end, GFP_KERNEL_ACCOUNT);
+	range = uvm_va_range_alloc(UVM_RANGE_HOST, &uvm_host_range_ops,
+				   start, end, GFP_KERNEL_ACCOUNT);
 	if (!range)
 		return -ENOMEM;
 	host = &range->host;
@@ -342,3 +346,16 @@ int uvm_ioc_host_unregister(struct uvm_va_space *va_space, void *data)
 	up_write(&va_space->lock);
 	return ret;
 }
+
+static int uvm_host_range_pointer_info(struct uvm_va_range *range,
+				       struct uvm_ioc_pointer_info *args)
+{
+	args->flags = UVM_POINTER_HOST | (range->host.read_only ? UVM_POINTER_READ_ONLY : 0);
+	return 0;
+}
+
+static const struct uvm_va_range_ops uvm_host_range_ops = {
+	.free = uvm_host_range_free,
+	.service_fault = uvm_host_range_map,
+	.pointer_info = uvm_host_range_pointer_info,
+};

@@ -72,21 +72,4 @@ int uvm_ioctl_table_check(const struct uvm_ioctl_desc *table, unsigned int count
 long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
 			unsigned int base, struct uvm_va_space *va_space,
 			unsigned int cmd, unsigned long arg);
-#ifdef CONFIG_UVM_TEST
-long uvm_test_ioctl(struct uvm_va_space *va_space, unsigned int cmd,
-		    unsigned long arg);
-int uvm_test_ioctl_check(void);
-#else
-static inline int uvm_test_ioctl_check(void)
-{
-	return 0;
-}
-
-static inline long uvm_test_ioctl(struct uvm_va_space *va_space,
-				  unsigned int cmd, unsigned long arg)
-{
-	return -ENOTTY;
-}
-#endif
-
 #endif /* _UVM_IOCTL_H_ */

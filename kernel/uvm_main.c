@@ -52,11 +52,14 @@
 #include "simgpu/simgpu.h"
 #include "uvm_advise.h"
 #include "uvm_copy.h"
+#include "uvm_device_range.h"
 #include "uvm_events.h"
 #include "uvm_fault.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
+#include "uvm_host_range.h"
 #include "uvm_ioctl.h"
+#include "uvm_test_ioctl.h"
 #include "uvm_mem.h"
 #include "uvm_migrate.h"
 #include "uvm_nl.h"
@@ -70,6 +73,7 @@
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+#include "uvm_vmm.h"
 
 /* VERSION (see kernel/Kbuild) and the uapi's API version are one number. */
 static_assert(UVM_VERSION_MAJOR - UVM_API_VERSION_MAJOR == 0 &&
@@ -105,85 +109,6 @@ static_assert(sizeof(struct uvm_ioc_copy_3d) == 96);
 static_assert(sizeof(struct uvm_ioc_memset_3d) == 80);
 static_assert(sizeof(struct uvm_copy_op) == 72);
 static_assert(sizeof(struct uvm_ioc_copy_batch) == 48);
-
-/**
- * uvm_check_mm() - is the caller the VA space's process?
- * @va_space:	the VA space of the file
- *
- * Return: 0, or -EPERM for any other mm (fork child, passed descriptor).
- */
-static int uvm_check_mm(struct uvm_va_space *va_space)
-{
-	return current->mm == va_space->mm ? 0 : -EPERM;
-}
-
-/**
- * uvm_ioctl_dispatch() - run one ioctl from a table
- * @table:	commands, indexed by _IOC_NR(cmd) - @base
- * @count:	entries in @table
- * @base:	command number of entry 0
- * @va_space:	the VA space of the file
- * @cmd:	the command
- * @arg:	user pointer to the arguments
- *
- * The argument size is taken from @cmd: a caller built against an older
- * (smaller) structure is refused, a newer (larger) one is accepted when its
- * extra bytes are zero (copy_struct_from_user()).  Out-fields are copied
- * back on success, and on error for commands whose errors carry results.
- * A descriptor a command hands out is installed after the copy-out
- * succeeded (struct uvm_ioctl_file).
- *
- * Return: the handler's result, -ENOTTY for unknown commands, -EINVAL for a
- * short structure, -E2BIG for non-zero bytes past the known structure,
- * -EFAULT for bad pointers.
- */
-long uvm_ioctl_dispatch(const struct uvm_ioctl_desc *table, unsigned int count,
-			unsigned int base, struct uvm_va_space *va_space,
-			unsigned int cmd, unsigned long arg)
-{
-	u64 args[UVM_IOCTL_MAX_ARGS / sizeof(u64)];
-	void __user *uarg = (void __user *)arg;
-	struct uvm_ioctl_file out = { .fd = -1 };
-	const struct uvm_ioctl_desc *desc;
-	unsigned int nr = _IOC_NR(cmd);
-	size_t usize = _IOC_SIZE(cmd);
-	size_t ksize;
-	int ret;
-
-	if (_IOC_TYPE(cmd) != UVM_IOC_MAGIC || nr < base || nr - base >= count)
-		return -ENOTTY;
-	desc = &table[array_index_nospec(nr - base, count)];
-	if ((!desc->handler && !desc->handler_file) || _IOC_DIR(desc->cmd) != _IOC_DIR(cmd))
-		return -ENOTTY;
-
-	ksize = _IOC_SIZE(desc->cmd);
-	if (usize < ksize)
-		return -EINVAL;
-	ret = copy_struct_from_user(args, ksize, uarg, usize);
-	if (ret)
-		return ret;
-
-	ret = uvm_check_mm(va_space);
-	if (ret)
-		return ret;
-
-	if (desc->handler_file)
-		ret = desc->handler_file(va_space, args, &out);
-	else
-		ret = desc->handler(va_space, args);
-	if ((!ret || (desc->flags & UVM_IOCTL_COPYOUT_ON_ERROR)) &&
-	    copy_to_user(uarg, args, ksize))
-		ret = -EFAULT;
-	if (out.file) {
-		if (ret) {
-			fput(out.file);
-			put_unused_fd(out.fd);
-		} else {
-			fd_install(out.fd, out.file);
-		}
-	}
-	return ret;
-}
 
 static int uvm_ioc_get_version(struct uvm_va_space *va_space, void *data)
 {
@@ -276,29 +201,6 @@ static const struct uvm_ioctl_desc uvm_ioctls[] = {
 	UVM_IOCTL(UVM_IOC_FENCE_TIME, uvm_ioc_fence_time, 0),
 };
 
-/**
- * uvm_ioctl_table_check() - verify that a table is in command order
- * @table:	the table
- * @count:	entries
- * @base:	command number of entry 0
- *
- * Return: 0, or -EINVAL (with a message) for a misplaced entry.
- */
-int uvm_ioctl_table_check(const struct uvm_ioctl_desc *table, unsigned int count,
-			  unsigned int base)
-{
-	unsigned int i;
-
-	for (i = 0; i < count; i++) {
-		if (_IOC_NR(table[i].cmd) != base + i ||
-		    _IOC_TYPE(table[i].cmd) != UVM_IOC_MAGIC) {
-			pr_err("ioctl table: %s at position %u\n", table[i].name, i);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 static long uvm_unlocked_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
 {
@@ -329,15 +231,50 @@ static int uvm_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+/**
+ * uvm_mmap() - create the allocation of a new VMA of /dev/uvm
+ * @filp:	the file
+ * @vma:	the new VMA
+ *
+ * The file offset selects the kind: UVM_MMAP_MANAGED (0) creates managed
+ * memory (uvm_va_range.c), UVM_MMAP_DEVICE(g) device memory of GPU g
+ * (uvm_device_range.c), UVM_MMAP_RESERVE an address reservation
+ * (uvm_vmm.c).  Registered host memory that a stale registration left at
+ * these addresses is unregistered first (the process unmapped it without
+ * unregistering).
+ *
+ * Context: mmap_lock held for write.
+ * Return: 0, -EINVAL for a private or executable mapping or an unknown
+ * offset, -ENODEV for a bad GPU, -ENOMEM.
+ */
 static int uvm_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct uvm_va_space *va_space = filp->private_data;
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	int ret;
 
-	ret = uvm_check_mm(va_space);
+	ret = uvm_va_space_check_mm(va_space);
 	if (ret)
 		return ret;
-	return uvm_va_range_mmap(va_space, vma);
+	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	if (offset != UVM_MMAP_MANAGED && offset != UVM_MMAP_RESERVE &&
+	    (offset & ~(0xffULL << 32)) != UVM_MMAP_DEVICE(0))
+		return -EINVAL;
+
+	down_write(&va_space->lock);
+	ret = uvm_va_range_mmap_clear(va_space, vma);
+	if (ret)
+		goto out_unlock;
+	if (offset == UVM_MMAP_RESERVE)
+		ret = uvm_vmm_range_mmap(va_space, vma);
+	else if (offset != UVM_MMAP_MANAGED)
+		ret = uvm_device_range_mmap(va_space, vma, (offset >> 32) & 0xff);
+	else
+		ret = uvm_va_range_mmap_managed(va_space, vma);
+out_unlock:
+	up_write(&va_space->lock);
+	return ret;
 }
 
 static const struct file_operations uvm_fops = {

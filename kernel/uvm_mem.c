@@ -50,6 +50,7 @@
 #include <linux/slab.h>
 
 #include "uvm_ce.h"
+#include "uvm_device_range.h"
 #include "uvm_gpu.h"
 #include "uvm_ioctl.h"
 #include "uvm_mem.h"

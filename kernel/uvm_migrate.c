@@ -43,9 +43,11 @@
 #include "uvm_evict.h"
 #include "uvm_gpu.h"
 #include "uvm_hmm.h"
+#include "uvm_hmm_policy.h"
 #include "uvm_migrate.h"
 #include "uvm_queue.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_service.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -527,8 +529,8 @@ static int uvm_migrate_check_range(struct uvm_va_space *va_space,
 	*pageable = false;
 	if (uvm_migrate_range_ok(va_space, r, seen))
 		return 0;
-	if (uvm_va_range_check(va_space, r->address, r->length - r->address,
-			       &start, &end, pageable) || !*pageable)
+	if (uvm_hmm_check_user_range(va_space, r->address, r->length - r->address,
+				     &start, &end, pageable) || !*pageable)
 		return -EINVAL;
 	return 0;
 }
@@ -675,7 +677,7 @@ static int uvm_migrate_check_chunk(struct uvm_va_space *va_space,
  * fault on the array takes mmap_lock), then rounded to pages, checked and
  * appended to the runs under mmap_lock and the VA space lock.  A range that
  * is not inside one managed range must be valid pageable memory
- * (uvm_va_range_check()); those runs are marked in job->pageable.  The
+ * (uvm_hmm_check_user_range()); those runs are marked in job->pageable.  The
  * prefetch requests are recorded only once every range is valid: those of
  * managed runs in their blocks (VA space lock for read), those of pageable
  * runs in the policy store (for write).

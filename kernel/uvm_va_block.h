@@ -176,8 +176,6 @@ void uvm_va_block_destroy(struct uvm_va_block *block);
 bool uvm_va_block_is_empty(struct uvm_va_block *block);
 void uvm_va_block_page_state(struct uvm_va_block *block, u32 page,
 			     struct uvm_test_page_state *state);
-u32 uvm_va_block_gpu_pte_size(struct uvm_va_block *block, u32 gpu_index,
-			      u32 page);
 
 /*
  * Residency and mapping primitives (uvm_va_block.c), block lock held.
@@ -213,34 +211,6 @@ int uvm_va_block_map_accessed_by(struct uvm_va_block *block,
 				 u64 accessed_by, u32 except);
 
 /* Policy-driven operations (uvm_va_block_service.c), block lock held. */
-int uvm_va_block_service_gpu_faults(struct uvm_va_block *block,
-				    struct uvm_va_block_ctx *ctx,
-				    struct uvm_gpu *gpu,
-				    const struct uvm_fault_block_req *req);
-vm_fault_t uvm_va_block_service_cpu_fault(struct uvm_va_block *block,
-					  struct uvm_va_block_ctx *ctx,
-					  struct vm_area_struct *vma, u64 addr,
-					  bool write, bool *nap);
-vm_fault_t uvm_va_block_cpu_mkwrite(struct uvm_va_block *block,
-				    struct uvm_va_block_ctx *ctx, u64 addr);
-int uvm_va_block_serve_access(struct uvm_va_block *block,
-			      struct uvm_va_block_ctx *ctx, struct uvm_gpu *gpu,
-			      const struct uvm_page_mask *mask, bool write);
-int uvm_va_block_prefetch(struct uvm_va_block *block,
-			  struct uvm_va_block_ctx *ctx,
-			  const struct uvm_page_mask *mask,
-			  const struct uvm_location *loc);
-int uvm_va_block_access_counter_migrate(struct uvm_va_block *block,
-					struct uvm_va_block_ctx *ctx,
-					struct uvm_gpu *gpu);
-void uvm_va_block_discard(struct uvm_va_block *block,
-			  const struct uvm_page_mask *mask);
-int uvm_va_block_unset_read_mostly(struct uvm_va_block *block,
-				   struct uvm_va_block_ctx *ctx,
-				   const struct uvm_page_mask *mask);
-int uvm_va_block_set_accessed_by(struct uvm_va_block *block,
-				 struct uvm_va_block_ctx *ctx,
-				 const struct uvm_page_mask *mask, u32 proc);
 void uvm_va_block_unmap_pages(struct uvm_va_block *block, u64 start, u64 end);
 
 #endif /* _UVM_VA_BLOCK_H_ */

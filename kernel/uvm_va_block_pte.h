@@ -33,4 +33,7 @@ void uvm_va_block_gpu_widen(const struct uvm_va_block_gpu *gs,
 void uvm_va_block_gpu_big_drop(struct uvm_va_block_gpu *gs,
 			       const struct uvm_page_mask *revoke);
 
+u32 uvm_va_block_gpu_pte_size(struct uvm_va_block *block, u32 gpu_index,
+			      u32 page);
+
 #endif /* _UVM_VA_BLOCK_PTE_H_ */

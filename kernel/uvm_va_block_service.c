@@ -38,6 +38,7 @@
 #include "uvm_prefetch.h"
 #include "uvm_thrash.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_service.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"

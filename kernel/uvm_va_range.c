@@ -46,9 +46,9 @@
 
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
-#include "uvm_hmm.h"
 #include "uvm_thrash.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_service.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
@@ -103,20 +103,23 @@ u64 uvm_va_range_last_buffer_id(void)
 /**
  * uvm_va_range_alloc() - a new allocation, not yet in any tree
  * @kind:	enum uvm_va_range_kind
+ * @ops:	the kind's operations; NULL for managed memory
  * @start:	first byte
  * @end:	last byte + 1
  * @gfp:	allocation flags
  *
  * Return: the range with a fresh buffer id, or NULL.
  */
-struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
-					u64 end, gfp_t gfp)
+struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind,
+					const struct uvm_va_range_ops *ops,
+					u64 start, u64 end, gfp_t gfp)
 {
 	struct uvm_va_range *range = kzalloc(sizeof(*range), gfp);
 
 	if (!range)
 		return NULL;
 	range->kind = kind;
+	range->ops = ops;
 	range->node.start = start;
 	range->node.last = end - 1;
 	range->buffer_id = uvm_va_range_new_buffer_id();
@@ -148,12 +151,8 @@ void __uvm_va_range_destroy(struct uvm_va_space *va_space,
 	lockdep_assert_held_write(&va_space->lock);
 
 	interval_tree_remove(&range->node, &va_space->ranges);
-	if (range->kind == UVM_RANGE_DEVICE)
-		uvm_device_range_free(va_space, range);
-	else if (range->kind == UVM_RANGE_HOST)
-		uvm_host_range_free(va_space, range);
-	else if (range->kind == UVM_RANGE_VMM)
-		uvm_vmm_range_free(va_space, range);
+	if (range->ops)
+		range->ops->free(va_space, range);
 	kfree(range);
 }
 
@@ -200,7 +199,7 @@ static void __uvm_va_range_remove(struct uvm_va_space *va_space, u64 start,
 			continue;
 		}
 		if (uvm_va_range_end(range) > end) {
-			piece = uvm_va_range_alloc(UVM_RANGE_MANAGED, end,
+			piece = uvm_va_range_alloc(UVM_RANGE_MANAGED, NULL, end,
 						   uvm_va_range_end(range),
 						   GFP_KERNEL | __GFP_NOFAIL);
 			piece->buffer_id = range->buffer_id;
@@ -263,9 +262,9 @@ void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end)
  *
  * Return: 0, or -EINVAL for an empty or wrapping range, or one that is
  * neither entirely inside a single managed range nor valid pageable memory
- * (no allocation of the VA space overlapping it, and host-accessible VMAs
- * covering it, see uvm_hmm_check_range()).  Device and registered host
- * memory take no advice and do not migrate.
+ * (no allocation of the VA space overlapping it; whether host-accessible
+ * VMAs cover it is uvm_hmm_check_user_range()'s part).  Device and
+ * registered host memory take no advice and do not migrate.
  */
 int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 		       u64 *start, u64 *end, bool *pageable)
@@ -288,7 +287,7 @@ int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 	    interval_tree_iter_first(&va_space->ranges, *start, *end - 1))
 		return -EINVAL;
 	*pageable = true;
-	return uvm_hmm_check_range(va_space, *start, *end);
+	return 0;
 }
 
 /**
@@ -310,28 +309,12 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data)
 
 	down_read(&va_space->lock);
 	range = uvm_va_range_find(va_space, args->address);
-	if (range && range->kind == UVM_RANGE_VMM) {
-		ret = uvm_vmm_pointer_info(range, args);
-	} else if (range) {
+	if (range) {
 		args->start = uvm_va_range_start(range);
 		args->size = uvm_va_range_end(range) - args->start;
 		args->buffer_id = range->buffer_id;
-		switch (range->kind) {
-		case UVM_RANGE_MANAGED:
-			args->flags = UVM_POINTER_MANAGED;
-			break;
-		case UVM_RANGE_DEVICE:
-			args->flags = UVM_POINTER_DEVICE;
-			args->gpu_index = range->device.gpu->index;
-			break;
-		case UVM_RANGE_HOST:
-			args->flags = UVM_POINTER_HOST |
-				      (range->host.read_only ? UVM_POINTER_READ_ONLY : 0);
-			break;
-		default:
-			break;
-		}
-		ret = 0;
+		args->flags = UVM_POINTER_MANAGED;
+		ret = range->ops ? range->ops->pointer_info(range, args) : 0;
 	}
 	up_read(&va_space->lock);
 	return ret;
@@ -473,71 +456,53 @@ int uvm_va_range_service_fault(struct uvm_va_space *va_space,
 			       struct uvm_va_range *range, struct uvm_gpu *gpu,
 			       u64 va, enum uvm_fault_access access)
 {
-	switch (range->kind) {
-	case UVM_RANGE_DEVICE:
-		return uvm_device_range_map(va_space, range, gpu, va);
-	case UVM_RANGE_HOST:
-		return uvm_host_range_map(va_space, range, gpu, va, access);
-	case UVM_RANGE_VMM:
-		return uvm_vmm_service_fault(va_space, range, gpu, va, access);
-	default:
+	if (!range->ops)
 		return -EINVAL;
-	}
+	return range->ops->service_fault(va_space, range, gpu, va, access);
 }
 
 /**
- * uvm_va_range_mmap() - create the allocation of a new VMA of /dev/uvm
- * @va_space:	the VA space of the file
+ * uvm_va_range_mmap_clear() - make room for a new VMA of /dev/uvm
+ * @va_space:	the VA space of the file; its lock held for write
  * @vma:	the new VMA
  *
- * The file offset selects the kind: UVM_MMAP_MANAGED (0) creates managed
- * memory, UVM_MMAP_DEVICE(g) device memory of GPU g, UVM_MMAP_RESERVE an
- * address reservation (uvm_vmm.c).  Registered host
- * memory that a stale registration left at these addresses is unregistered
- * (the process unmapped it without unregistering).
+ * Registered host memory that a stale registration left at these
+ * addresses is unregistered (the process unmapped it without
+ * unregistering); nothing else can be there.
  *
- * Context: mmap_lock held for write.
- * Return: 0, -EINVAL for a private or executable mapping or an unknown
- * offset, -ENODEV for a bad GPU, -ENOMEM.
+ * Return: 0, or -EEXIST when another allocation is in the way.
  */
-int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
+int uvm_va_range_mmap_clear(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 {
-	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	struct interval_tree_node *node;
-	struct uvm_va_range *range;
-	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
-		return -EINVAL;
-	if (offset != UVM_MMAP_MANAGED && offset != UVM_MMAP_RESERVE &&
-	    (offset & ~(0xffULL << 32)) != UVM_MMAP_DEVICE(0))
-		return -EINVAL;
-
-	down_write(&va_space->lock);
+	lockdep_assert_held_write(&va_space->lock);
 	while ((node = interval_tree_iter_first(&va_space->ranges, vma->vm_start,
 						vma->vm_end - 1))) {
-		if (WARN_ON(to_uvm_va_range(node)->kind != UVM_RANGE_HOST)) {
-			ret = -EEXIST;
-			goto out_unlock;
-		}
+		if (WARN_ON(to_uvm_va_range(node)->kind != UVM_RANGE_HOST))
+			return -EEXIST;
 		__uvm_va_range_destroy(va_space, to_uvm_va_range(node));
 	}
+	return 0;
+}
 
-	if (offset == UVM_MMAP_RESERVE) {
-		ret = uvm_vmm_range_mmap(va_space, vma);
-		goto out_unlock;
-	}
-	if (offset != UVM_MMAP_MANAGED) {
-		ret = uvm_device_range_mmap(va_space, vma, (offset >> 32) & 0xff);
-		goto out_unlock;
-	}
+/**
+ * uvm_va_range_mmap_managed() - create the managed range of a new VMA
+ * @va_space:	the VA space of the file; its lock held for write
+ * @vma:	the new VMA, at file offset UVM_MMAP_MANAGED; the addresses
+ *		are free (uvm_va_range_mmap_clear())
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int uvm_va_range_mmap_managed(struct uvm_va_space *va_space, struct vm_area_struct *vma)
+{
+	struct uvm_va_range *range;
 
-	range = uvm_va_range_alloc(UVM_RANGE_MANAGED, vma->vm_start, vma->vm_end,
+	lockdep_assert_held_write(&va_space->lock);
+	range = uvm_va_range_alloc(UVM_RANGE_MANAGED, NULL, vma->vm_start, vma->vm_end,
 				   GFP_KERNEL_ACCOUNT);
-	if (!range) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
+	if (!range)
+		return -ENOMEM;
 	/* File offsets equal addresses: unmap_mapping_range() works by VA. */
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 	uvm_vm_flags_set(vma, UVM_VMA_FLAGS);
@@ -545,9 +510,5 @@ int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma)
 	vma->vm_private_data = va_space;
 	vma->vm_ops = &uvm_vm_ops;
 	__uvm_va_range_insert(va_space, range);
-	ret = 0;
-
-out_unlock:
-	up_write(&va_space->lock);
-	return ret;
+	return 0;
 }

@@ -74,6 +74,28 @@ struct uvm_va_range_vmm {
 	u64 nr_mappings;
 };
 
+struct uvm_ioc_pointer_info;
+struct uvm_va_range;
+
+/**
+ * struct uvm_va_range_ops - what a kind of allocation other than managed
+ * memory does; each kind defines its own (uvm_device_range.c,
+ * uvm_host_range.c, uvm_vmm.c), so the base type does not know its kinds
+ * @free:	free what the range holds; the VA space lock held for write,
+ *		the range already out of the tree
+ * @service_fault: a GPU fault in the range; the VA space lock held for
+ *		read.  Return: 0, or -errno: the fault is fatal
+ * @pointer_info: UVM_IOC_POINTER_INFO of an address in the range; @args
+ *		holds the range's start, size and buffer id already.
+ *		Return: 0 or -ENOENT
+ */
+struct uvm_va_range_ops {
+	void (*free)(struct uvm_va_space *va_space, struct uvm_va_range *range);
+	int (*service_fault)(struct uvm_va_space *va_space, struct uvm_va_range *range,
+			     struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
+	int (*pointer_info)(struct uvm_va_range *range, struct uvm_ioc_pointer_info *args);
+};
+
 /**
  * struct uvm_va_range - one allocation
  * @node:	in uvm_va_space.ranges: first and last byte.  Managed and
@@ -81,6 +103,7 @@ struct uvm_va_range_vmm {
  *		registered (two may share a page, never a byte)
  * @buffer_id:	unique id of the allocation (UVM_IOC_POINTER_INFO)
  * @kind:	enum uvm_va_range_kind
+ * @ops:	the kind's operations; NULL for managed memory
  * @device:	UVM_RANGE_DEVICE
  * @host:	UVM_RANGE_HOST
  * @vmm:	UVM_RANGE_VMM
@@ -92,6 +115,7 @@ struct uvm_va_range {
 	struct interval_tree_node node;
 	u64 buffer_id;
 	enum uvm_va_range_kind kind;
+	const struct uvm_va_range_ops *ops;
 	union {
 		struct uvm_va_range_device device;
 		struct uvm_va_range_host host;
@@ -109,18 +133,19 @@ static inline u64 uvm_va_range_end(const struct uvm_va_range *range)
 	return range->node.last + 1;
 }
 
-/* uvm_va_range.c */
 struct uvm_va_range *uvm_va_range_find(struct uvm_va_space *va_space, u64 addr);
 u64 uvm_va_range_new_buffer_id(void);
 u64 uvm_va_range_last_buffer_id(void);
-struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind, u64 start,
-					u64 end, gfp_t gfp);
+struct uvm_va_range *uvm_va_range_alloc(enum uvm_va_range_kind kind,
+					const struct uvm_va_range_ops *ops,
+					u64 start, u64 end, gfp_t gfp);
 void __uvm_va_range_insert(struct uvm_va_space *va_space,
 			   struct uvm_va_range *range);
 void __uvm_va_range_destroy(struct uvm_va_space *va_space,
 			    struct uvm_va_range *range);
 void uvm_va_range_destroy_all(struct uvm_va_space *va_space);
-int uvm_va_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma);
+int uvm_va_range_mmap_clear(struct uvm_va_space *va_space, struct vm_area_struct *vma);
+int uvm_va_range_mmap_managed(struct uvm_va_space *va_space, struct vm_area_struct *vma);
 void uvm_va_range_unmap(struct uvm_va_space *va_space, u64 start, u64 end);
 int uvm_va_range_check(struct uvm_va_space *va_space, u64 address, u64 length,
 		       u64 *start, u64 *end, bool *pageable);
@@ -128,44 +153,5 @@ int uvm_ioc_pointer_info(struct uvm_va_space *va_space, void *data);
 int uvm_va_range_service_fault(struct uvm_va_space *va_space,
 			       struct uvm_va_range *range, struct uvm_gpu *gpu,
 			       u64 va, enum uvm_fault_access access);
-
-/* uvm_device_range.c */
-int uvm_device_range_mmap(struct uvm_va_space *va_space,
-			  struct vm_area_struct *vma, u32 gpu_index);
-void uvm_device_range_free(struct uvm_va_space *va_space,
-			   struct uvm_va_range *range);
-int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
-			 struct uvm_gpu *gpu, u64 va);
-struct uvm_gpu_address uvm_device_range_phys(struct uvm_va_range *range, u64 va);
-int uvm_device_chunk_alloc(struct uvm_va_space *va_space, struct uvm_gpu *gpu,
-			   u64 *addr);
-int uvm_device_chunks_zero(struct uvm_gpu *gpu, const u64 *chunks, u64 n);
-
-/* uvm_host_range.c */
-int uvm_ioc_host_register(struct uvm_va_space *va_space, void *data);
-int uvm_ioc_host_unregister(struct uvm_va_space *va_space, void *data);
-void uvm_host_range_free(struct uvm_va_space *va_space,
-			 struct uvm_va_range *range);
-int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
-		       struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
-struct page *uvm_host_range_page(struct uvm_va_range *range, u64 va);
-
-/* uvm_vmm.c */
-int uvm_vmm_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma);
-void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *range);
-int uvm_vmm_service_fault(struct uvm_va_space *va_space, struct uvm_va_range *range,
-			  struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access);
-struct uvm_vmm_mapping *uvm_vmm_mapping_find(struct uvm_va_range *range, u64 va);
-u64 uvm_vmm_mapping_buffer_id(const struct uvm_vmm_mapping *map);
-int uvm_vmm_check_span(struct uvm_va_range *range, u64 start, u64 end,
-		       struct uvm_gpu *gpu, bool write);
-int uvm_vmm_copy_addr(struct uvm_vmm_mapping *map, u64 va, struct uvm_gpu *gpu,
-		      struct uvm_gpu_address *addr);
-int uvm_vmm_pointer_info(struct uvm_va_range *range,
-			 struct uvm_ioc_pointer_info *args);
-int uvm_ioc_mem_map(struct uvm_va_space *va_space, void *data);
-int uvm_ioc_mem_unmap(struct uvm_va_space *va_space, void *data);
-int uvm_ioc_mem_set_access(struct uvm_va_space *va_space, void *data);
-int uvm_ioc_mem_query(struct uvm_va_space *va_space, void *data);
 
 #endif /* _UVM_VA_RANGE_H_ */

@@ -49,6 +49,7 @@
 #include "uvm_mem.h"
 #include "uvm_test.h"
 #include "uvm_va_block.h"
+#include "uvm_va_block_pte.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"

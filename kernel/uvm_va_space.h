@@ -263,6 +263,17 @@ static inline struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_s
 	return &va_space->gpu_va_spaces[gpu->index];
 }
 
+/**
+ * uvm_va_space_check_mm() - is the caller the VA space's process?
+ * @va_space:	the VA space of the file
+ *
+ * Return: 0, or -EPERM for any other mm (fork child, passed descriptor).
+ */
+static inline int uvm_va_space_check_mm(struct uvm_va_space *va_space)
+{
+	return current->mm == va_space->mm ? 0 : -EPERM;
+}
+
 struct uvm_va_space *uvm_va_space_create(struct inode *inode);
 void uvm_va_space_destroy(struct uvm_va_space *va_space);
 void uvm_va_space_put(struct uvm_va_space *va_space);

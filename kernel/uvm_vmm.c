@@ -55,8 +55,11 @@
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
 #include "uvm_mem.h"
+#include "uvm_vmm.h"
 #include "uvm_va_range.h"
 #include "uvm_va_space.h"
+
+static const struct uvm_va_range_ops uvm_vmm_range_ops;
 
 /* PTEs written per map() call. */
 #define UVM_VMM_MAP_BATCH	32
@@ -221,7 +224,7 @@ int uvm_vmm_check_span(struct uvm_va_range *range, u64 start, u64 end,
  *
  * Return: 0, or -ENOENT where nothing is mapped.
  */
-int uvm_vmm_pointer_info(struct uvm_va_range *range,
+static int uvm_vmm_pointer_info(struct uvm_va_range *range,
 			 struct uvm_ioc_pointer_info *args)
 {
 	struct uvm_vmm_mapping *map = uvm_vmm_mapping_find(range, args->address);
@@ -400,7 +403,7 @@ static void vmm_mapping_destroy(struct uvm_va_space *va_space,
  * @va_space:	the VA space; its lock held for write
  * @range:	the reservation, out of the VA space's tree
  */
-void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *range)
+static void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *range)
 {
 	struct interval_tree_node *node;
 
@@ -424,7 +427,7 @@ void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_range *rang
  *
  * Return: 0, or -errno: the fault is fatal.
  */
-int uvm_vmm_service_fault(struct uvm_va_space *va_space, struct uvm_va_range *range,
+static int uvm_vmm_service_fault(struct uvm_va_space *va_space, struct uvm_va_range *range,
 			  struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access)
 {
 	struct uvm_vmm_mapping *map = uvm_vmm_mapping_find(range, va);
@@ -560,7 +563,8 @@ int uvm_vmm_range_mmap(struct uvm_va_space *va_space, struct vm_area_struct *vma
 	struct uvm_va_range *range;
 
 	lockdep_assert_held_write(&va_space->lock);
-	range = uvm_va_range_alloc(UVM_RANGE_VMM, vma->vm_start, vma->vm_end,
+	range = uvm_va_range_alloc(UVM_RANGE_VMM, &uvm_vmm_range_ops,
+				   vma->vm_start, vma->vm_end,
 				   GFP_KERNEL_ACCOUNT);
 	if (!range)
 		return -ENOMEM;
@@ -935,3 +939,9 @@ out_unlock:
 		up_read(&va_space->lock);
 	return ret;
 }
+
+static const struct uvm_va_range_ops uvm_vmm_range_ops = {
+	.free = uvm_vmm_range_free,
+	.service_fault = uvm_vmm_service_fault,
+	.pointer_info = uvm_vmm_pointer_info,
+};

@@ -342,7 +342,22 @@ struct simgpu_launch {
 /* simgpu_main.c */
 extern unsigned int simgpu_launch_timeout_s;
 extern bool simgpu_ce_inline;
-struct simgpu *simgpu_get(u32 index);
+/* The simulated GPUs by core GPU index (simgpu_main.c). */
+extern struct simgpu *simgpu_by_index[UVM_MAX_GPUS];
+
+/**
+ * simgpu_get() - the simulated GPU with a core GPU index
+ * @index: uvm_gpu_index() of the GPU, as found in VID addresses
+ *
+ * Context: any.
+ * Return: the GPU, or NULL when no simulated GPU has that index.
+ */
+static inline struct simgpu *simgpu_get(u32 index)
+{
+	if (index >= UVM_MAX_GPUS)
+		return NULL;
+	return READ_ONCE(simgpu_by_index[index]);
+}
 
 /* simgpu_vidmem.c */
 int simgpu_vidmem_init(struct simgpu *sg, u64 size, bool prealloc);

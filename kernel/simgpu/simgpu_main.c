@@ -108,21 +108,7 @@ static const struct uvm_gpu_ops simgpu_gpu_ops = {
 /* GPUs in creation order, and by the core's GPU index. */
 static struct simgpu *simgpu_devs[UVM_MAX_GPUS];
 static u32 simgpu_nr_devs;
-static struct simgpu *simgpu_by_index[UVM_MAX_GPUS];
-
-/**
- * simgpu_get() - the simulated GPU with a core GPU index
- * @index: uvm_gpu_index() of the GPU, as found in VID addresses
- *
- * Context: any.
- * Return: the GPU, or NULL when no simulated GPU has that index.
- */
-struct simgpu *simgpu_get(u32 index)
-{
-	if (index >= UVM_MAX_GPUS)
-		return NULL;
-	return READ_ONCE(simgpu_by_index[index]);
-}
+struct simgpu *simgpu_by_index[UVM_MAX_GPUS];
 
 /**
  * simgpu_params_check() - validate the module parameters
