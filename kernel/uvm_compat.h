@@ -132,7 +132,7 @@ static inline int uvm_zap_range(struct vm_area_struct *vma, unsigned long start,
 }
 
 /*
- * Who may listen to the netlink events group (uvm_netlink.c): filtered per
+ * Who may listen to the netlink events group (uvm_nl.c): filtered per
  * listener where the kernel can (genlmsg_multicast_netns_filtered()), else
  * members need CAP_SYS_ADMIN; 0 where neither exists (no event is sent).
  */

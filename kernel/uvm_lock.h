@@ -51,7 +51,7 @@
  * - The GPU table (uvm_gpus[]) is written only at module init and exit.
  * - ``uvm_va_space_list_lock`` (mutex, uvm_va_space.c): the links of the
  *   list of VA spaces.  Taken by open and release with no other driver
- *   lock held, and by the netlink queries (uvm_netlink.c), which under it
+ *   lock held, and by the netlink queries (uvm_nl_query.c), which under it
  *   only read constants and atomics or take a reference; nothing is taken
  *   inside it.
  * - ``uvm_fault_deferred.lock`` (spinlock, uvm_fault.c): the faults

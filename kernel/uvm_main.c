@@ -4,37 +4,13 @@
  *
  * DOC: Overview
  *
- * The driver gives GPUs one virtual address space with the CPU.  Its layers,
- * top to bottom (Documentation/architecture.rst has the picture):
- *
- * - this file: the misc device /dev/uvm, open/release/mmap, and the ioctl
- *   dispatcher (table driven, copy-in of min(user, kernel) size with zero
- *   extension, copy-out);
- * - uvm_va_space.c: one VA space per open, bound to the opener's mm;
- * - uvm_va_range.c: managed ranges (mmap of /dev/uvm) and their VMAs, CPU
- *   faults;
- * - uvm_va_block.c: 2 MiB blocks with per-processor residency and mapping
- *   masks; the migration protocol;
- * - uvm_va_block_service.c: what faults, prefetches, discards and advice do
- *   to a block, by policy;
- * - uvm_va_policy.c: advice by address range, ADVISE and RANGE_QUERY;
- * - uvm_migrate.c: prefetch/discard batches;
- * - uvm_queue.c: the ordered job queue of a VA space, fences;
- * - uvm_ce.c: batches of copy-engine operations;
- * - uvm_device_range.c, uvm_host_range.c: device memory, registered host
- *   memory;
- * - uvm_mem.c, uvm_vmm.c: virtual memory management: physical allocations,
- *   their handles and exported files; reservations, mappings, access;
- * - uvm_copy.c: copies and memsets through the copy engines;
- * - uvm_fault.c: replayable GPU fault servicing in batches;
- * - uvm_hmm.c, uvm_hmm_devmem.c: pageable memory through HMM, mirrored,
- *   and migrated to device-private vidmem where the kernel can;
- * - uvm_gpu.c, uvm_pmm.c: registered GPUs, their sysfs and vidmem usage;
- * - uvm_netlink.c, uvm_trace.c (uvm_events.h): the generic netlink family
- *   "uvm" (queries, the event stream) and the tracepoints;
- * - uvm_hal.h: the operations a GPU backend provides; simgpu/ is the
- *   built-in simulated GPU;
- * - uvm_test.c: test and simulation ioctls (CONFIG_UVM_TEST).
+ * The driver gives GPUs one virtual address space with the CPU.  This file
+ * is its top: the misc device /dev/uvm (open, release, mmap, which picks
+ * the kind of allocation by file offset), the table of ioctls (dispatched
+ * by uvm_ioctl.c) and module init and exit.  The layers below, the folders
+ * that hold them and what each may call are written down once, in
+ * kernel/LAYERS (checked by scripts/check-layers) and drawn in
+ * Documentation/architecture.rst.
  *
  * Locking: none here; see uvm_lock.h for the order of the others.
  */
@@ -66,9 +42,9 @@
 #include "uvm_nl_query.h"
 #include "uvm_page_pool.h"
 #include "uvm_pin.h"
-#include "uvm_prefetch.h"
+#include "uvm_perf_prefetch.h"
 #include "uvm_queue.h"
-#include "uvm_thrash.h"
+#include "uvm_perf_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_policy.h"
 #include "uvm_va_range.h"

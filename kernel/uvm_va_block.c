@@ -75,7 +75,7 @@
 #include "uvm_events.h"
 #include "uvm_gpu.h"
 #include "uvm_test.h"
-#include "uvm_thrash.h"
+#include "uvm_perf_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_block_pte.h"
 #include "uvm_va_policy.h"

@@ -76,7 +76,7 @@ struct uvm_va_block_gpu {
  * @last_prefetch: per page, the location of the last prefetch request
  *		(uvm_loc_encode()), 0 for none; @lock
  * @thrash:	migration history for thrashing detection, allocated on
- *		demand (uvm_thrash.c); @lock
+ *		demand (uvm_perf_thrash.c); @lock
  *
  * Only the pages of the region that lie in a managed range are ever
  * populated.  A page resident nowhere reads as zeros on first touch.

@@ -35,8 +35,8 @@
 
 #include "uvm_events.h"
 #include "uvm_gpu.h"
-#include "uvm_prefetch.h"
-#include "uvm_thrash.h"
+#include "uvm_perf_prefetch.h"
+#include "uvm_perf_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_block_service.h"
 #include "uvm_va_policy.h"
@@ -111,7 +111,7 @@ static int block_serve(struct uvm_va_block *block, struct uvm_va_block_ctx *ctx,
 	if (r.dup)
 		return uvm_va_block_add_copies(block, ctx, r.proc, mask, r.nid);
 
-	/* Thrashing pages stay pinned to host memory (see uvm_thrash.c). */
+	/* Thrashing pages stay pinned to host memory (see uvm_perf_thrash.c). */
 	rest = *mask;
 	if (uvm_thrash_pinned(block, uvm_va_policy_has_preferred(policy), mask, &pinned)) {
 		u32 cause = uvm_va_block_ctx_set_cause(ctx, UVM_NL_CAUSE_THRASHING);

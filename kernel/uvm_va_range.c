@@ -46,7 +46,7 @@
 
 #include "uvm_compat.h"
 #include "uvm_gpu.h"
-#include "uvm_thrash.h"
+#include "uvm_perf_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_block_service.h"
 #include "uvm_va_policy.h"
@@ -410,7 +410,7 @@ static vm_fault_t uvm_vma_fault(struct vm_fault *vmf)
 	uvm_va_block_ctx_free(ctx);
 	if (ret == VM_FAULT_NOPAGE)
 		uvm_va_space_count(va_space, UVM_COUNTER_CPU_FAULTS, 1);
-	/* Throttled (uvm_thrash.c): mmap_lock is still held for read. */
+	/* Throttled (uvm_perf_thrash.c): mmap_lock is still held for read. */
 	if (nap)
 		uvm_thrash_nap();
 	return ret;

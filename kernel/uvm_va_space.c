@@ -25,7 +25,7 @@
  *
  * Every VA space is on uvm_va_space_list from open to release, with its
  * owner's identity (pid, effective uid, command name), for the netlink
- * family's listings (uvm_netlink.c); creation and release are events.
+ * family's listings (uvm_nl_query.c); creation and release are events.
  *
  * Locking: uvm_va_space.lock, see uvm_lock.h.  The GPU VA space array is
  * written only at creation.  uvm_va_space_list_lock (mutex) protects the

@@ -2,8 +2,8 @@
 /*
  * The density prefetcher.
  */
-#ifndef _UVM_PREFETCH_H_
-#define _UVM_PREFETCH_H_
+#ifndef _UVM_PERF_PREFETCH_H_
+#define _UVM_PERF_PREFETCH_H_
 
 #include <linux/types.h>
 
@@ -15,4 +15,4 @@ void uvm_prefetch_region(const struct uvm_page_mask *resident,
 			 const struct uvm_page_mask *allowed,
 			 struct uvm_page_mask *out);
 
-#endif /* _UVM_PREFETCH_H_ */
+#endif /* _UVM_PERF_PREFETCH_H_ */

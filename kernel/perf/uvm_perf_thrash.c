@@ -46,7 +46,7 @@
 
 #include "uvm_events.h"
 #include "uvm_param.h"
-#include "uvm_thrash.h"
+#include "uvm_perf_thrash.h"
 #include "uvm_va_block.h"
 #include "uvm_va_space.h"
 

@@ -27,7 +27,7 @@
 #include <linux/moduleparam.h>
 
 #include "uvm_param.h"
-#include "uvm_prefetch.h"
+#include "uvm_perf_prefetch.h"
 
 #define UVM_PREFETCH_THRESHOLD_DEFAULT	51
 #define UVM_PREFETCH_THRESHOLD_MIN	1

@@ -2,8 +2,8 @@
 /*
  * Thrashing detection and mitigation.
  */
-#ifndef _UVM_THRASH_H_
-#define _UVM_THRASH_H_
+#ifndef _UVM_PERF_THRASH_H_
+#define _UVM_PERF_THRASH_H_
 
 #include <linux/types.h>
 
@@ -47,4 +47,4 @@ bool uvm_thrash_throttle_gpu(struct uvm_va_block *block, bool pref,
 bool uvm_thrash_throttle_cpu(struct uvm_va_block *block, bool pref, u32 page);
 void uvm_thrash_nap(void);
 
-#endif /* _UVM_THRASH_H_ */
+#endif /* _UVM_PERF_THRASH_H_ */

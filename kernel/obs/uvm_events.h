@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * What the driver reports as it works: tracepoints (uvm_trace.h) and the
- * netlink event stream (uvm_netlink.c), behind one call per event.
+ * netlink event stream (uvm_nl.c), behind one call per event.
  *
  * Each uvm_event_*() fires its tracepoint (a patched-out branch while
  * disabled) and, only while somebody listens to the netlink group
