@@ -55,7 +55,7 @@
  * Return: 0 or -errno.
  */
 static int uvm_advise_apply_effects(struct uvm_va_space *va_space, u64 start,
-				       u64 end, u32 advice,
+				    u64 end, u32 advice,
 				       const struct uvm_location *loc)
 {
 	struct uvm_va_block_ctx *ctx;
@@ -140,7 +140,7 @@ int uvm_ioc_advise(struct uvm_va_space *va_space, void *data)
 		ret = uvm_va_policy_set(va_space, start, end, args->advice, &loc);
 	if (!ret && !pageable)
 		ret = uvm_advise_apply_effects(va_space, start, end, args->advice,
-						  &loc);
+					       &loc);
 	up_write(&va_space->lock);
 	mmap_read_unlock(va_space->mm);
 	if (!ret && pageable)
@@ -158,7 +158,7 @@ int uvm_ioc_advise(struct uvm_va_space *va_space, void *data)
  * one was never prefetched.
  */
 static struct uvm_location uvm_advise_last_prefetch(struct uvm_va_space *va_space,
-						       u64 start, u64 end)
+						    u64 start, u64 end)
 {
 	struct uvm_va_block *block;
 	bool uniform = true;
@@ -199,7 +199,7 @@ static struct uvm_location uvm_advise_last_prefetch(struct uvm_va_space *va_spac
  * one was never prefetched.
  */
 static struct uvm_location uvm_advise_pageable_prefetch(struct uvm_va_space *va_space,
-							   u64 start, u64 end)
+							u64 start, u64 end)
 {
 	struct uvm_va_policy_iter iter;
 	u16 first;

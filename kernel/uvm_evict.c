@@ -54,7 +54,7 @@
  * Return: true when the chunk was freed.
  */
 static bool uvm_evict_block(struct uvm_gpu *gpu, struct uvm_va_space *va_space,
-				struct uvm_va_space *held, u64 index,
+			    struct uvm_va_space *held, u64 index,
 				struct uvm_va_block_ctx *ctx, bool *busy)
 {
 	struct uvm_va_block *block;

@@ -26,5 +26,4 @@ static inline long uvm_test_ioctl(struct uvm_va_space *va_space,
 }
 #endif
 
-
 #endif /* _UVM_TEST_IOCTL_H_ */

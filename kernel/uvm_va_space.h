@@ -237,7 +237,7 @@ static inline bool uvm_va_space_read_yield(struct uvm_va_space *va_space, unsign
  * Return: the VA space, or NULL when it is gone.
  */
 static inline struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *gpu,
-						  u32 instance)
+								u32 instance)
 {
 	struct uvm_gpu_va_space *gvs;
 	struct uvm_va_space *va_space = NULL;
@@ -258,7 +258,7 @@ static inline struct uvm_va_space *uvm_va_space_get_by_instance(struct uvm_gpu *
  * Return: the GPU VA space; valid as long as @va_space.
  */
 static inline struct uvm_gpu_va_space *uvm_va_space_gpu_va_space(struct uvm_va_space *va_space,
-						   struct uvm_gpu *gpu)
+								 struct uvm_gpu *gpu)
 {
 	return &va_space->gpu_va_spaces[gpu->index];
 }

@@ -122,7 +122,6 @@ static const struct nla_policy uvm_nl_policy[UVM_NL_A_MAX + 1] = {
 	[UVM_NL_A_EVENT_ACCESS]	= NLA_POLICY_RANGE(NLA_U32, 1, UVM_NL_EVENT_ACCESS_FILTERED),
 };
 
-
 /**
  * uvm_nl_listening() - does anybody listen to the events group?
  *
@@ -183,7 +182,7 @@ static bool uvm_nl_creds_see(const struct cred *reader, const struct uvm_va_spac
  * Return: true when it may.
  */
 bool uvm_nl_reader_sees(const struct sk_buff *skb,
-			       const struct uvm_va_space *va_space)
+			const struct uvm_va_space *va_space)
 {
 	const struct sock *sk = NETLINK_CB(skb).sk;
 	struct task_struct *task;
@@ -237,7 +236,6 @@ int uvm_nl_put_u64s(struct sk_buff *skb, int attr, atomic64_t *vals, u32 n)
 	nla_nest_end(skb, nest);
 	return 0;
 }
-
 
 static const struct genl_multicast_group uvm_nl_mcgrps[] = {
 	[UVM_NL_GROUP_EVENTS] = {

@@ -19,7 +19,6 @@ extern struct genl_family uvm_nl_family;
 extern atomic64_t uvm_nl_sent;
 extern atomic64_t uvm_nl_dropped;
 
-
 int uvm_nl_register(const struct genl_ops *ops, int n_ops);
 void uvm_nl_unregister(void);
 extern const struct attribute_group uvm_nl_attr_group;

@@ -78,7 +78,7 @@ struct uvm_gpu_address uvm_device_range_phys(struct uvm_va_range *range, u64 va)
  * Every GPU's PTEs of the range are removed and invalidated first.
  */
 static void uvm_device_range_free(struct uvm_va_space *va_space,
-			   struct uvm_va_range *range)
+				  struct uvm_va_range *range)
 {
 	struct uvm_va_range_device *dev = &range->device;
 	u64 start = uvm_va_range_start(range);
@@ -310,7 +310,7 @@ static u32 device_pte_size(struct uvm_gpu *gpu, u64 addr, u64 end)
  * Return: 0 or -errno of the page-table update.
  */
 static int uvm_device_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
-			 struct uvm_gpu *gpu, u64 va)
+				struct uvm_gpu *gpu, u64 va)
 {
 	struct uvm_gpu_va_space *gvs = uvm_va_space_gpu_va_space(va_space, gpu);
 	struct uvm_gpu_address ptes[UVM_DEVICE_MAP_BATCH];

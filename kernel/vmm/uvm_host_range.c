@@ -68,7 +68,7 @@ struct page *uvm_host_range_page(struct uvm_va_range *range, u64 va)
  * @range:	the range, out of the tree
  */
 static void uvm_host_range_free(struct uvm_va_space *va_space,
-			 struct uvm_va_range *range)
+				struct uvm_va_range *range)
 {
 	struct uvm_va_range_host *host = &range->host;
 	u64 size = host->npages << PAGE_SHIFT;
@@ -105,7 +105,7 @@ static void uvm_host_range_free(struct uvm_va_space *va_space,
  * Return: 0; -EPERM for a write to read-only memory; -errno of a mapping.
  */
 static int uvm_host_range_map(struct uvm_va_space *va_space, struct uvm_va_range *range,
-		       struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access)
+			      struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access)
 {
 	struct uvm_va_range_host *host = &range->host;
 	u64 p = ((va & PAGE_MASK) - host->first) >> PAGE_SHIFT;

@@ -225,7 +225,7 @@ int uvm_vmm_check_span(struct uvm_va_range *range, u64 start, u64 end,
  * Return: 0, or -ENOENT where nothing is mapped.
  */
 static int uvm_vmm_pointer_info(struct uvm_va_range *range,
-			 struct uvm_ioc_pointer_info *args)
+				struct uvm_ioc_pointer_info *args)
 {
 	struct uvm_vmm_mapping *map = uvm_vmm_mapping_find(range, args->address);
 
@@ -428,7 +428,7 @@ static void uvm_vmm_range_free(struct uvm_va_space *va_space, struct uvm_va_rang
  * Return: 0, or -errno: the fault is fatal.
  */
 static int uvm_vmm_service_fault(struct uvm_va_space *va_space, struct uvm_va_range *range,
-			  struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access)
+				 struct uvm_gpu *gpu, u64 va, enum uvm_fault_access access)
 {
 	struct uvm_vmm_mapping *map = uvm_vmm_mapping_find(range, va);
 	enum uvm_prot prot;
