@@ -35,7 +35,10 @@
  * laid out as any other in the memory mapped; a sparse one's copies are
  * split per tile.
  *
- * Locking: the tables of arrays are State::mu's; a destroyed context takes
+ * Locking: the tables of arrays are MemoryRegistry::mu's; an array's storage
+ * is an allocation, a sparse array's tiles hold tile pools, so the calls
+ * here take MemoryRegistry::mu and VmmRegistry::mu together (one
+ * DomainLock); a destroyed context takes
  * its arrays with it (release_context_arrays()).
  */
 #include <cerrno>
@@ -284,7 +287,7 @@ Layout level_layout(const Layout &l0, unsigned int n, uint64_t offset)
 
 ArrayTables &array_tables()
 {
-	/* Never destroyed, as State: no tile pool is unmapped at exit. */
+	/* Never destroyed, as the registries: no tile pool is unmapped at exit. */
 	static ArrayTables *t = new ArrayTables;
 
 	return *t;
@@ -320,29 +323,29 @@ unsigned int level_count(const Layout &l0, unsigned int asked)
 	return std::min(std::max(asked, 1u), n);
 }
 
-/* Device memory for @bytes of arrays in @ctx (State::mu held). */
+/* Device memory for @bytes of arrays in @ctx (memory and VMM domains held). */
 CUresult alloc_storage(Context *ctx, uint64_t bytes, uint64_t *base)
 {
 	if (!driver_has_copy_3d())
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (int r = alloc_device(ctx->device, bytes, ctx, base))
 		return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
-	state().allocations.at(*base).internal = true;
+	mem_reg().allocations.at(*base).internal = true;
 	return CUDA_SUCCESS;
 }
 
 void free_storage(uint64_t base)
 {
-	auto it = state().allocations.find(base);
+	auto it = mem_reg().allocations.find(base);
 
-	if (base && it != state().allocations.end())
+	if (base && it != mem_reg().allocations.end())
 		free_allocation(it);
 }
 
 /*
  * The storage of an array or mipmapped array (@levels levels of @l0,
  * @bytes in all): an allocation; nothing yet for deferred-mapping and
- * sparse ones.  State::mu held.
+ * sparse ones.  memory and VMM domains held.
  */
 CUresult make_storage(Context *ctx, const Layout &l0, unsigned int levels, uint64_t bytes,
 		      Storage *st)
@@ -440,7 +443,7 @@ CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 	auto a = std::make_unique<Array>();
 	a->l = l;
 	a->ctx = ctx;
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	if (CUresult r = make_storage(ctx, l, 1, planes.empty() ? l.bytes() : plane_bytes, &a->st))
 		return r;
 	make_planes(a.get(), planes);
@@ -455,7 +458,7 @@ CUresult create_array(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 CUresult destroy_array(CUarray h)
 {
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
+		DomainLock lock(kMemoryDomain | kVmmDomain);
 		Array *a = find_array(h);
 
 		if (!a)
@@ -465,7 +468,7 @@ CUresult destroy_array(CUarray h)
 			return CUDA_SUCCESS;
 	}
 	wait_all();
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	auto it = array_tables().arrays.find(reinterpret_cast<Array *>(h));
 	if (it == array_tables().arrays.end())
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -478,7 +481,7 @@ CUresult destroy_array(CUarray h)
 /* The layout of a live array (CUDA_ERROR_INVALID_HANDLE for none). */
 CUresult layout_of_handle(const void *h, Layout *l)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	const Array *a = find_array(h);
 
 	if (!a)
@@ -629,7 +632,7 @@ CUresult create_mipmap(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
 		total += a->l.bytes();	/* at most twice level 0's */
 		m->levels.push_back(std::move(a));
 	}
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	if (CUresult r = make_storage(ctx, l0, count, total, &m->st))
 		return r;
 	for (auto &a : m->levels)
@@ -643,12 +646,12 @@ CUresult create_mipmap(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
 CUresult destroy_mipmap(CUmipmappedArray h)
 {
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
+		DomainLock lock(kMemoryDomain | kVmmDomain);
 		if (!find_mipmap(h))
 			return CUDA_ERROR_INVALID_HANDLE;
 	}
 	wait_all();
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	auto it = array_tables().mipmaps.find(reinterpret_cast<Mipmap *>(h));
 	if (it == array_tables().mipmaps.end())
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -670,7 +673,7 @@ CUresult nth_part(CUarray *out, const std::vector<std::unique_ptr<Array>> &parts
 
 CUresult mipmap_level(CUarray *out, const void *h, unsigned int level)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	Mipmap *m = find_mipmap(h);
 
 	return m ? nth_part(out, m->levels, level) : CUDA_ERROR_INVALID_HANDLE;
@@ -678,7 +681,7 @@ CUresult mipmap_level(CUarray *out, const void *h, unsigned int level)
 
 CUresult array_plane(CUarray *out, const void *h, unsigned int plane)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	Array *a = find_array(h);
 
 	return a ? nth_part(out, a->planes, plane) : CUDA_ERROR_INVALID_HANDLE;
@@ -688,7 +691,7 @@ CUresult array_plane(CUarray *out, const void *h, unsigned int plane)
 
 /*
  * The array side of a copy: the box of @width bytes x @height rows x
- * @depth slices at (@x bytes, @y, @z) lies in the array.  State::mu held.
+ * @depth slices at (@x bytes, @y, @z) lies in the array.  memory and VMM domains held.
  */
 CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, uint64_t width,
 			   uint64_t height, uint64_t depth, BoxSide *side)
@@ -727,7 +730,7 @@ CUresult locked_array_side(const void *h, uint64_t x, uint64_t y, uint64_t z, ui
 CUresult linear_side(const void *h, uint64_t x, uint64_t y, uint64_t count, bool first_row,
 		     BoxSide *side)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	Array *a = find_array(h);
 	uint64_t offset;
 
@@ -886,7 +889,7 @@ CUresult rt_copy_linear(const End &dst, const End &src, size_t count, int kind, 
 
 } // namespace
 
-/* Planes, levels and arrays of a context that is destroyed (State::mu). */
+/* Planes, levels and arrays of a context that is destroyed (all domains held: context_release_resources()). */
 void release_context_arrays(Context *ctx)
 {
 	ArrayTables &t = array_tables();
@@ -916,7 +919,7 @@ void release_context_arrays(Context *ctx)
 CUresult array_side(CUarray a, uint64_t x, uint64_t y, uint64_t z, uint64_t width,
 		    uint64_t height, uint64_t depth, BoxSide *side)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 
 	return locked_array_side(a, x, y, z, width, height, depth, side);
 }

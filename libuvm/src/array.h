@@ -5,7 +5,9 @@
  * live arrays.  Shared by array.cpp (arrays, plain storage, copies) and
  * sparse.cpp (sparse and deferred-mapping arrays, cuMemMapArrayAsync).
  *
- * Locking: everything here is State::mu's.
+ * Locking: everything here is MemoryRegistry::mu's; what holds a TilePool
+ * is also VmmRegistry::mu's (memory.h, vmm.h): the callers hold both, one
+ * DomainLock.
  */
 #ifndef LIBUVM_ARRAY_H
 #define LIBUVM_ARRAY_H
@@ -14,7 +16,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "internal.h"
+#include "common.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
+#include "memory.h"
+#include "vmm.h"
 
 namespace uvm {
 

@@ -38,7 +38,9 @@
  */
 #include <vector>
 
-#include "internal.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
 
 namespace uvm {
 namespace {
@@ -59,7 +61,7 @@ bool hint_ok(const CUmemLocation &l)
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
 		return true;
 	case CU_MEM_LOCATION_TYPE_DEVICE:
-		return l.id >= 0 && l.id < state().num_devices;
+		return l.id >= 0 && l.id < dev_state().num_devices;
 	default:
 		return false;
 	}

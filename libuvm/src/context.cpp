@@ -11,21 +11,36 @@
  * NVIDIA's driver does (tests/real-driver/results/probe_ctx.txt).  A primary
  * context keeps its handle across release and retain.
  */
-#include "internal.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
+#include "memory.h"
 
 namespace uvm {
+
+ContextRegistry &ctx_reg()
+{
+	/* Never destroyed: other libraries' destructors may still call us. */
+	static ContextRegistry *r = new ContextRegistry;
+	return *r;
+}
 
 /**
  * context_release_resources() - free what a context owns
  * @ctx:	the context being destroyed
  *
- * Context: State::mu held; the caller waited for the queued work.
+ * Its allocations are the memory domain's, its arrays' tiles hold tile
+ * pools of the VMM domain.
+ *
+ * Context: a DomainLock of kAllDomains held; the caller waited for the
+ * queued work.
  */
 void context_release_resources(Context *ctx)
 {
-	State &s = state();
+	ContextRegistry &reg = ctx_reg();
+	auto &allocations = mem_reg().allocations;
 
-	for (auto it = s.allocations.begin(); it != s.allocations.end();) {
+	for (auto it = allocations.begin(); it != allocations.end();) {
 		auto next = std::next(it);
 
 		if (it->second.ctx == ctx)
@@ -34,12 +49,12 @@ void context_release_resources(Context *ctx)
 	}
 	release_context_arrays(ctx);
 	for (Stream *st : ctx->streams) {
-		s.known_streams.erase(st);
+		reg.known_streams.erase(st);
 		delete st;
 	}
 	ctx->streams.clear();
 	for (Event *e : ctx->events) {
-		s.known_events.erase(e);
+		reg.known_events.erase(e);
 		delete e;
 	}
 	ctx->events.clear();
@@ -53,10 +68,11 @@ unsigned int context_flags(const Context *ctx)
 	return ctx->flags | (ctx->primary ? CU_CTX_MAP_HOST : 0);
 }
 
-/* A handle the library gave out (live or destroyed). */
+/* A handle the library gave out (live or destroyed); ContextRegistry::mu
+ * held. */
 static bool known_context(CUcontext h)
 {
-	return h && state().known_contexts.count(from_handle(h));
+	return h && ctx_reg().known_contexts.count(from_handle(h));
 }
 
 CUresult live_context(CUcontext h, Context **ctx)
@@ -70,7 +86,7 @@ CUresult live_context(CUcontext h, Context **ctx)
 static CUresult destroy_context(Context *ctx)
 {
 	wait_all();
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kAllDomains);
 	if (ctx->alive)
 		context_release_resources(ctx);
 	return CUDA_SUCCESS;
@@ -88,8 +104,8 @@ extern "C" CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) noex
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!valid_device(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	std::lock_guard<std::mutex> lock(state().mu);
-	Context *ctx = state().primaries[dev];
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
+	Context *ctx = ctx_reg().primaries[dev];
 	if (ctx->refcount++ == 0)
 		ctx->alive = true;
 	*pctx = to_handle(ctx);
@@ -106,8 +122,8 @@ extern "C" CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) noexcept
 		if (!valid_device(dev))
 			return CUDA_ERROR_INVALID_DEVICE;
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
-			ctx = state().primaries[dev];
+			std::lock_guard<std::mutex> lock(ctx_reg().mu);
+			ctx = ctx_reg().primaries[dev];
 			if (ctx->refcount == 0)
 				return CUDA_ERROR_INVALID_CONTEXT;
 			if (--ctx->refcount > 0)
@@ -127,8 +143,8 @@ extern "C" CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) noexcept
 		if (!valid_device(dev))
 			return CUDA_ERROR_INVALID_DEVICE;
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
-			ctx = state().primaries[dev];
+			std::lock_guard<std::mutex> lock(ctx_reg().mu);
+			ctx = ctx_reg().primaries[dev];
 			ctx->refcount = 0;
 		}
 		return destroy_context(ctx);
@@ -144,8 +160,8 @@ extern "C" CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!valid_device(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	std::lock_guard<std::mutex> lock(state().mu);
-	Context *ctx = state().primaries[dev];
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
+	Context *ctx = ctx_reg().primaries[dev];
 	*flags = ctx->flags;
 	*active = ctx->refcount > 0;
 	return CUDA_SUCCESS;
@@ -159,8 +175,8 @@ extern "C" CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int fla
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (flags & ~static_cast<unsigned int>(CU_CTX_FLAGS_MASK))
 		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
-	state().primaries[dev]->flags = flags;
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
+	ctx_reg().primaries[dev]->flags = flags;
 	return CUDA_SUCCESS;
 }
 
@@ -178,10 +194,10 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
 	ctx->legacy = std::make_unique<Stream>();
 	ctx->legacy->ctx = ctx.get();
 	ctx->legacy->legacy = true;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Context *c = ctx.get();
-	state().known_contexts.insert(c);
-	state().contexts.push_back(std::move(ctx));
+	ctx_reg().known_contexts.insert(c);
+	ctx_reg().contexts.push_back(std::move(ctx));
 	thread_state().stack.push_back(c);
 	*pctx = to_handle(c);
 	return CUDA_SUCCESS;
@@ -215,7 +231,7 @@ extern "C" CUresult cuCtxDestroy_v2(CUcontext ctx) noexcept
 			return CUDA_ERROR_INVALID_VALUE;
 		Context *c = from_handle(ctx);
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
+			std::lock_guard<std::mutex> lock(ctx_reg().mu);
 			if (!known_context(ctx) || c->primary || !c->alive)
 				return CUDA_ERROR_INVALID_CONTEXT;
 		}
@@ -236,7 +252,7 @@ extern "C" CUresult cuCtxPushCurrent_v2(CUcontext ctx) noexcept
 			return r;
 		if (!ctx)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
 		if (!known_context(ctx))
 			return CUDA_ERROR_INVALID_CONTEXT;
 		thread_state().stack.push_back(from_handle(ctx));
@@ -268,7 +284,7 @@ extern "C" CUresult cuCtxSetCurrent(CUcontext ctx) noexcept
 				stack.pop_back();
 			return CUDA_SUCCESS;
 		}
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
 		if (!known_context(ctx))
 			return CUDA_ERROR_INVALID_CONTEXT;
 		if (stack.empty())

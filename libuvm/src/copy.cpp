@@ -51,7 +51,11 @@
 #include <memory>
 #include <vector>
 
-#include "internal.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
+#include "memory.h"
+#include "vmm.h"
 
 namespace uvm {
 namespace {
@@ -74,7 +78,7 @@ struct Side {
  * @write:	the destination
  * @side:	out
  *
- * Context: State::mu held.
+ * Context: domains held.
  * Return: CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE.
  */
 CUresult classify(uint64_t p, uint64_t n, Role role, bool write, Side *side)
@@ -140,7 +144,7 @@ public:
 	 * A box: one UVM_IOC_COPY_3D or UVM_IOC_MEMSET_3D when it holds at
 	 * most UVM_COPY_MAX_BYTES, else one per group of rows of a slice (a
 	 * row over the limit goes in 1D pieces).  A 1D box is UVM_IOC_COPY or
-	 * UVM_IOC_MEMSET.  State::mu held.
+	 * UVM_IOC_MEMSET.  domains held.
 	 */
 	int box(const BoxRequest &q, const BoxSide &dst, const BoxSide &src)
 	{
@@ -174,7 +178,7 @@ public:
 		return 0;
 	}
 
-	/* One UVM_IOC_COPY per UVM_COPY_MAX_BYTES.  State::mu held. */
+	/* One UVM_IOC_COPY per UVM_COPY_MAX_BYTES.  domains held. */
 	int copy(uint64_t dst, uint64_t src, uint64_t n)
 	{
 		for (uint64_t off = 0; off < n;) {
@@ -186,7 +190,7 @@ public:
 			c.length = len;
 			c.gpu_index = static_cast<__u32>(gpu_);
 			c.flags = UVM_COPY_ASYNC;
-			if (int r = state().dev.ioctl(UVM_IOC_COPY, &c))
+			if (int r = driver().ioctl(UVM_IOC_COPY, &c))
 				return r;
 			fences_.push_back(c.fence);
 			off += len;
@@ -194,7 +198,7 @@ public:
 		return 0;
 	}
 
-	/* One UVM_IOC_MEMSET per UVM_COPY_MAX_BYTES.  State::mu held. */
+	/* One UVM_IOC_MEMSET per UVM_COPY_MAX_BYTES.  domains held. */
 	int set(uint64_t dst, uint32_t value, uint32_t elem, uint64_t count)
 	{
 		const uint64_t per_job = UVM_COPY_MAX_BYTES / elem;
@@ -209,7 +213,7 @@ public:
 			m.element_size = elem;
 			m.gpu_index = static_cast<__u32>(gpu_);
 			m.flags = UVM_COPY_ASYNC;
-			if (int r = state().dev.ioctl(UVM_IOC_MEMSET, &m))
+			if (int r = driver().ioctl(UVM_IOC_MEMSET, &m))
 				return r;
 			fences_.push_back(m.fence);
 			done += k;
@@ -220,7 +224,7 @@ public:
 	/*
 	 * One copy of a batch, gathered into UVM_IOC_COPY_BATCH jobs of at
 	 * most UVM_COPY_BATCH_MAX copies and UVM_COPY_MAX_BYTES of process
-	 * memory per side (@dpin, @spin: this copy's).  State::mu held.
+	 * memory per side (@dpin, @spin: this copy's).  domains held.
 	 */
 	int batch_add(const struct uvm_copy_op &op, uint64_t dpin, uint64_t spin)
 	{
@@ -236,7 +240,7 @@ public:
 		return 0;
 	}
 
-	/* Queue the copies gathered.  State::mu held. */
+	/* Queue the copies gathered.  domains held. */
 	int batch_flush()
 	{
 		struct uvm_ioc_copy_batch b {};
@@ -248,7 +252,7 @@ public:
 		b.count = static_cast<__u32>(batch_.size());
 		b.gpu_index = static_cast<__u32>(gpu_);
 		b.flags = UVM_COPY_ASYNC;
-		r = state().dev.ioctl(UVM_IOC_COPY_BATCH, &b);
+		r = driver().ioctl(UVM_IOC_COPY_BATCH, &b);
 		if (!r)
 			fences_.push_back(b.fence);
 		batch_.clear();
@@ -257,7 +261,7 @@ public:
 	}
 
 	/* Hand the fences to a stream (errors reported by its sync), or
-	 * just account for them (the caller waits).  State::mu held. */
+	 * just account for them (the caller waits).  domains held. */
 	void publish(Stream *st, bool waiting)
 	{
 		for (uint64_t f : fences_) {
@@ -271,15 +275,15 @@ public:
 	/* Wait for every fence; the first job error. */
 	CUresult wait()
 	{
-		State &s = state();
+		FenceTracker &fences = ctx_reg().fences;
 		int first = 0;
 
 		if (fences_.empty())
 			return CUDA_SUCCESS;
-		if (int r = s.fences.wait(s.dev, fences_.back(), false))
+		if (int r = fences.wait(driver(), fences_.back(), false))
 			return from_errno(r);
 		for (uint64_t f : fences_) {
-			int e = s.fences.take_error(f);
+			int e = fences.take_error(f);
 			if (e && !first)
 				first = e;
 		}
@@ -305,7 +309,7 @@ private:
 			m.element_size = q.elem;
 			m.gpu_index = static_cast<__u32>(gpu_);
 			m.flags = UVM_COPY_ASYNC;
-			r = state().dev.ioctl(UVM_IOC_MEMSET_3D, &m);
+			r = driver().ioctl(UVM_IOC_MEMSET_3D, &m);
 			if (!r)
 				fences_.push_back(m.fence);
 			return r;
@@ -319,7 +323,7 @@ private:
 		c.depth = static_cast<__u32>(depth);
 		c.gpu_index = static_cast<__u32>(gpu_);
 		c.flags = UVM_COPY_ASYNC;
-		r = state().dev.ioctl(UVM_IOC_COPY_3D, &c);
+		r = driver().ioctl(UVM_IOC_COPY_3D, &c);
 		if (!r)
 			fences_.push_back(c.fence);
 		return r;
@@ -377,7 +381,7 @@ struct Checked {
  * @req:	the box
  * @c:		out
  *
- * Context: State::mu held; @req has no zero dimension.
+ * Context: domains held; @req has no zero dimension.
  * Return: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE or CUDA_ERROR_NOT_SUPPORTED.
  */
 CUresult box_check(const BoxRequest &req, Checked *c)
@@ -416,7 +420,7 @@ CUresult box_check(const BoxRequest &req, Checked *c)
 
 /*
  * A copy whose sides share bytes, as memmove: through a packed copy of the
- * source in @bounce, which must live until the jobs ran.  State::mu held.
+ * source in @bounce, which must live until the jobs ran.  domains held.
  */
 int box_bounced(Job &job, const BoxRequest &req, const Checked &c,
 		std::unique_ptr<char[]> *bounce)
@@ -435,10 +439,11 @@ int box_bounced(Job &job, const BoxRequest &req, const Checked &c,
 
 /*
  * The end of a call that queued @job (@r: the refusal that stopped it, or
- * 0): hand its fences over and, when waiting, drop State::mu and wait.
+ * 0): hand its fences over and, when waiting, drop the domain locks and
+ * wait.
  */
 CUresult job_finish(Job &job, Stream *st, bool waiting, int r,
-		    std::unique_lock<std::mutex> &lock)
+		    DomainLock &lock)
 {
 	/* What was queued before a refusal still runs: its fences count. */
 	job.publish(st, waiting);
@@ -454,12 +459,12 @@ CUresult job_finish(Job &job, Stream *st, bool waiting, int r,
  * @copies:	the copies, none with a zero dimension, no sparse side
  * @st:		the stream
  * @mode:	async: a batch call's waiting; sync_copy: a synchronous copy's
- * @lock:	State::mu, held; dropped to wait
+ * @lock:	the DomainLock of every domain, held; dropped to wait
  *
  * Return: a CUresult.
  */
 CUresult run_batch(const std::vector<BatchCopy> &copies, Stream *st, Mode mode,
-		   std::unique_lock<std::mutex> &lock)
+		   DomainLock &lock)
 {
 	std::vector<std::unique_ptr<char[]>> bounces;
 	std::vector<Checked> checked(copies.size());
@@ -481,7 +486,7 @@ CUresult run_batch(const std::vector<BatchCopy> &copies, Stream *st, Mode mode,
 	if (copies.empty())
 		return CUDA_SUCCESS;
 
-	const bool batching = state().dev.version.caps & UVM_CAP_COPY_BATCH;
+	const bool batching = driver().version.caps & UVM_CAP_COPY_BATCH;
 	Job job(st->ctx->device);
 	int r = 0;
 	for (size_t i = 0; i < copies.size() && !r; i++) {
@@ -527,14 +532,14 @@ CUresult run_batch(const std::vector<BatchCopy> &copies, Stream *st, Mode mode,
  */
 CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
 {
-	State &s = state();
 	std::unique_ptr<char[]> bounce;
 	Stream *st;
 	bool waiting;
 
 	if (CUresult r = check_init())
 		return r;
-	std::unique_lock<std::mutex> lock(s.mu);
+	/* A copy reaches its stream, allocations, reservations and tiles. */
+	DomainLock lock(kAllDomains);
 	if (CUresult r = resolve_stream(mode == Mode::async ? h : nullptr, ptds, &st))
 		return r;
 	if (!req.width || !req.height || !req.depth)
@@ -585,12 +590,12 @@ CUresult box_execute(const BoxRequest &req, CUstream h, bool ptds, Mode mode)
  */
 CUresult batch_execute(const std::vector<BatchCopy> &copies, CUstream h, bool ptds)
 {
-	State &s = state();
 	Stream *st;
 
 	if (CUresult r = check_init())
 		return r;
-	std::unique_lock<std::mutex> lock(s.mu);
+	/* A copy reaches its stream, allocations, reservations and tiles. */
+	DomainLock lock(kAllDomains);
 	if (CUresult r = resolve_stream(h, ptds, &st))
 		return r;
 	auto tiled = [](const BatchCopy &bc) { return bc.box.dst.tiled || bc.box.src.tiled; };

@@ -17,32 +17,78 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "context.h"
+#include "device.h"
+#include "memory.h"
+#include "vmm.h"
 
 #include "config.h"
 
 namespace uvm {
 
-State &state()
+/* The registries are never destroyed: other libraries' destructors may
+ * still call us. */
+DeviceState &dev_state()
 {
-	/* Never destroyed: other libraries' destructors may still call us. */
-	static State *s = new State;
+	static DeviceState *s = new DeviceState;
 	return *s;
+}
+
+Device &driver()
+{
+	static Device *d = new Device;
+	return *d;
 }
 
 ThreadState &thread_state()
 {
 	thread_local ThreadState ts;
-	State &s = state();
+	ContextRegistry &reg = ctx_reg();
 
-	if (ts.generation != s.generation.load()) {
+	if (ts.generation != reg.generation.load()) {
 		/* Contexts of an earlier life (before a cudaDeviceReset of
 		 * everything, or in the parent of a fork) are gone. */
 		ts.stack.clear();
 		ts.ptds.clear();
-		ts.generation = s.generation.load();
+		ts.generation = reg.generation.load();
 	}
 	return ts;
+}
+
+DomainLock::DomainLock(unsigned domains)
+{
+	unsigned n = 0;
+
+	/* The lock order of common.h. */
+	if (domains & kContextDomain)
+		mu_[n++] = &ctx_reg().mu;
+	if (domains & kMemoryDomain)
+		mu_[n++] = &mem_reg().mu;
+	if (domains & kVmmDomain)
+		mu_[n++] = &vmm_reg().mu;
+	lock();
+}
+
+DomainLock::~DomainLock()
+{
+	if (held_)
+		unlock();
+}
+
+void DomainLock::lock()
+{
+	for (std::mutex *m : mu_)
+		if (m)
+			m->lock();
+	held_ = true;
+}
+
+void DomainLock::unlock()
+{
+	for (int i = 2; i >= 0; i--)
+		if (mu_[i])
+			mu_[i]->unlock();
+	held_ = false;
 }
 
 Device::~Device()
@@ -130,12 +176,10 @@ static void read_numa_nodes(std::vector<int> &nodes)
 
 static void atfork_child()
 {
-	State &s = state();
-
 	/* The locks may be held by a thread that does not exist here; the
 	 * child never takes them again: every call checks `forked` first. */
-	s.forked = true;
-	s.generation++;
+	dev_state().forked = true;
+	ctx_reg().generation++;
 }
 
 static void register_atfork()
@@ -147,7 +191,7 @@ static void register_atfork()
 
 CUresult check_init()
 {
-	State &s = state();
+	const DeviceState &s = dev_state();
 
 	if (s.forked.load() || !s.initialized.load(std::memory_order_acquire))
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -171,7 +215,7 @@ CUresult current_context(Context **ctx)
 	ThreadState &ts = thread_state();
 	if (ts.stack.empty() || !ts.stack.back())
 		return CUDA_ERROR_INVALID_CONTEXT;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Context *c = ts.stack.back();
 	if (!c->alive)
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
@@ -181,12 +225,12 @@ CUresult current_context(Context **ctx)
 
 bool valid_device(int dev)
 {
-	return dev >= 0 && dev < state().num_devices;
+	return dev >= 0 && dev < dev_state().num_devices;
 }
 
 bool valid_numa_node(int node)
 {
-	for (int n : state().numa_nodes)
+	for (int n : dev_state().numa_nodes)
 		if (n == node)
 			return true;
 	return false;
@@ -199,8 +243,8 @@ bool valid_numa_node(int node)
  */
 static int device_attribute(int attr, int dev)
 {
-	const struct uvm_ioc_gpu_info &gi = state().dev.gpus[dev];
-	const uint64_t caps = state().dev.version.caps;
+	const struct uvm_ioc_gpu_info &gi = driver().gpus[dev];
+	const uint64_t caps = driver().version.caps;
 
 	switch (attr) {
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
@@ -212,7 +256,7 @@ static int device_attribute(int attr, int dev)
 	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
 		return static_cast<int>(gi.copy_engines);
 	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID:
-		return state().numa_nodes.front();
+		return dev_state().numa_nodes.front();
 	case CU_DEVICE_ATTRIBUTE_NUMA_ID:
 		return -1;
 	/* Host memory is pinned and mapped for every GPU at its own address
@@ -374,7 +418,8 @@ using namespace uvm;
 extern "C" CUresult cuInit(unsigned int Flags) noexcept
 {
 	return guard([&]() -> CUresult {
-		State &s = state();
+		DeviceState &s = dev_state();
+		Device &dev = driver();
 
 		register_atfork();
 		if (s.forked.load())
@@ -384,17 +429,20 @@ extern "C" CUresult cuInit(unsigned int Flags) noexcept
 		std::lock_guard<std::mutex> lock(s.mu);
 		if (s.initialized.load())
 			return CUDA_SUCCESS;
-		int r = s.dev.open();
+		int r = dev.open();
 		if (r == -ENOENT || r == -ENODEV || r == -ENXIO)
 			return CUDA_ERROR_NO_DEVICE;
 		if (r == -EPROTO || r == -ENOTTY)
 			return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
 		if (r)
 			return from_errno(r);
-		if (s.dev.version.num_gpus == 0)
+		if (dev.version.num_gpus == 0)
 			return CUDA_ERROR_NO_DEVICE;
-		s.num_devices = static_cast<int>(s.dev.version.num_gpus);
+		s.num_devices = static_cast<int>(dev.version.num_gpus);
 		read_numa_nodes(s.numa_nodes);
+		/* DeviceState::mu -> ContextRegistry::mu (device.h). */
+		ContextRegistry &reg = ctx_reg();
+		std::lock_guard<std::mutex> reg_lock(reg.mu);
 		for (int d = 0; d < s.num_devices; d++) {
 			auto ctx = std::make_unique<Context>();
 
@@ -404,9 +452,9 @@ extern "C" CUresult cuInit(unsigned int Flags) noexcept
 			ctx->legacy = std::make_unique<Stream>();
 			ctx->legacy->ctx = ctx.get();
 			ctx->legacy->legacy = true;
-			s.primaries.push_back(ctx.get());
-			s.known_contexts.insert(ctx.get());
-			s.contexts.push_back(std::move(ctx));
+			reg.primaries.push_back(ctx.get());
+			reg.known_contexts.insert(ctx.get());
+			reg.contexts.push_back(std::move(ctx));
 		}
 		s.initialized.store(true, std::memory_order_release);
 		return CUDA_SUCCESS;
@@ -427,7 +475,7 @@ extern "C" CUresult cuDeviceGetCount(int *count) noexcept
 		return r;
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
-	*count = state().num_devices;
+	*count = dev_state().num_devices;
 	return CUDA_SUCCESS;
 }
 
@@ -452,7 +500,7 @@ extern "C" CUresult cuDeviceGetName(char *name, int len, CUdevice dev) noexcept
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!valid_device(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	std::snprintf(name, static_cast<size_t>(len), "%s", state().dev.gpus[dev].name);
+	std::snprintf(name, static_cast<size_t>(len), "%s", driver().gpus[dev].name);
 	return CUDA_SUCCESS;
 }
 
@@ -464,8 +512,8 @@ extern "C" CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev) noexcept
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!valid_device(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	static_assert(sizeof(uuid->bytes) == sizeof(state().dev.gpus[0].uuid));
-	std::memcpy(uuid->bytes, state().dev.gpus[dev].uuid, sizeof(uuid->bytes));
+	static_assert(sizeof(uuid->bytes) == sizeof(driver().gpus[0].uuid));
+	std::memcpy(uuid->bytes, driver().gpus[dev].uuid, sizeof(uuid->bytes));
 	return CUDA_SUCCESS;
 }
 
@@ -481,7 +529,7 @@ extern "C" cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int 
 			return CUDA_ERROR_INVALID_DEVICE;
 		if (!prop)
 			return CUDA_ERROR_INVALID_VALUE;
-		const struct uvm_ioc_gpu_info &gi = state().dev.gpus[device];
+		const struct uvm_ioc_gpu_info &gi = driver().gpus[device];
 		struct cudaDeviceProp &p = *prop;
 
 #define A(name) device_attribute(CU_DEVICE_ATTRIBUTE_##name, device)
@@ -618,7 +666,7 @@ extern "C" CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) noexcept
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!valid_device(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	*bytes = state().dev.gpus[dev].vidmem_size;
+	*bytes = driver().gpus[dev].vidmem_size;
 	return CUDA_SUCCESS;
 }
 
@@ -642,7 +690,7 @@ extern "C" CUresult uvmGetDriverApiVersion(unsigned int *major, unsigned int *mi
 		return r;
 	if (!major || !minor)
 		return CUDA_ERROR_INVALID_VALUE;
-	*major = state().dev.version.major;
-	*minor = state().dev.version.minor;
+	*major = driver().version.major;
+	*minor = driver().version.minor;
 	return CUDA_SUCCESS;
 }

@@ -5,7 +5,7 @@
  */
 #include <cerrno>
 
-#include "internal.h"
+#include "common.h"
 
 namespace uvm {
 namespace {

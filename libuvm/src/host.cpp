@@ -33,7 +33,9 @@
 #include <cerrno>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "context.h"
+#include "device.h"
+#include "memory.h"
 
 namespace uvm {
 namespace {
@@ -44,7 +46,7 @@ namespace {
  * @shared:	for sub-allocations
  * @out:	the chunk
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: 0 or -errno.
  */
 int map_host(uint64_t size, bool shared, Chunk **out)
@@ -56,7 +58,7 @@ int map_host(uint64_t size, bool shared, Chunk **out)
 	struct uvm_ioc_host_register reg {};
 	reg.address = reinterpret_cast<uintptr_t>(p);
 	reg.length = size;
-	if (int r = state().dev.ioctl(UVM_IOC_HOST_REGISTER, &reg)) {
+	if (int r = driver().ioctl(UVM_IOC_HOST_REGISTER, &reg)) {
 		::munmap(p, size);
 		return r;
 	}
@@ -77,7 +79,7 @@ int map_host(uint64_t size, bool shared, Chunk **out)
  * @ctx:	the owner
  * @out:	the address
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: 0 or -errno.
  */
 int alloc_host(uint64_t size, unsigned int flags, Context *ctx, uint64_t *out)
@@ -106,10 +108,10 @@ int alloc_host(uint64_t size, unsigned int flags, Context *ctx, uint64_t *out)
 	return 0;
 }
 
-/* The allocation at exactly p, when it is of kind k.  State::mu held. */
+/* The allocation at exactly p, when it is of kind k.  MemoryRegistry::mu held. */
 std::map<uint64_t, Allocation>::iterator find_base(uint64_t p, Kind k)
 {
-	auto &t = state().allocations;
+	auto &t = mem_reg().allocations;
 	auto it = t.find(p);
 
 	return it != t.end() && it->second.kind == k ? it : t.end();
@@ -126,15 +128,15 @@ std::map<uint64_t, Allocation>::iterator find_base(uint64_t p, Kind k)
 CUresult free_host_memory(uint64_t p, Kind k)
 {
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
-		if (find_base(p, k) == state().allocations.end())
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
+		if (find_base(p, k) == mem_reg().allocations.end())
 			return CUDA_ERROR_INVALID_VALUE;
 	}
 	/* Copies queued on the memory finish before it goes. */
 	wait_all();
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(mem_reg().mu);
 	auto it = find_base(p, k);
-	if (it == state().allocations.end())
+	if (it == mem_reg().allocations.end())
 		return CUDA_ERROR_INVALID_VALUE;
 	free_allocation(it);
 	return CUDA_SUCCESS;
@@ -149,11 +151,11 @@ CUresult free_host_memory(uint64_t p, Kind k)
  * (probe_devmem.txt "dm.reg.overlap", "dm.reg.managed"; probe_copy.txt
  * "cp.allochost.register", "cp.reg.device").
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu and VmmRegistry::mu held.
  */
 CUresult check_register(uint64_t p, uint64_t size)
 {
-	const auto &t = state().allocations;
+	const auto &t = mem_reg().allocations;
 	bool registered = false, other = false;
 
 	auto it = t.upper_bound(p);
@@ -199,7 +201,7 @@ extern "C" CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flag
 		}
 		if (!driver_has_memory_api())
 			return CUDA_ERROR_NOT_SUPPORTED;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if (int r = alloc_host(bytesize, Flags, ctx, &p))
 			return from_errno(r == -EINVAL || r == -EFAULT ? -ENOMEM : r);
 		*pp = reinterpret_cast<void *>(p);
@@ -243,7 +245,8 @@ extern "C" CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
 			return CUDA_ERROR_INVALID_VALUE;
 		if (!driver_has_memory_api())
 			return CUDA_ERROR_NOT_SUPPORTED;
-		std::lock_guard<std::mutex> lock(state().mu);
+		/* A registration must not overlap a reservation either. */
+		DomainLock lock(kMemoryDomain | kVmmDomain);
 		if (CUresult r = check_register(addr, bytesize))
 			return r;
 		struct uvm_ioc_host_register reg {};
@@ -251,7 +254,7 @@ extern "C" CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
 		reg.length = bytesize;
 		if (Flags & CU_MEMHOSTREGISTER_READ_ONLY)
 			reg.flags = UVM_HOST_REGISTER_READ_ONLY;
-		int r = state().dev.ioctl(UVM_IOC_HOST_REGISTER, &reg);
+		int r = driver().ioctl(UVM_IOC_HOST_REGISTER, &reg);
 		if (r == -EEXIST)
 			return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 		/* -EFAULT: not mapped, or read-only memory without READ_ONLY
@@ -279,7 +282,7 @@ extern "C" CUresult cuMemHostUnregister(void *p) noexcept
 		if (!p)
 			return CUDA_ERROR_INVALID_VALUE;
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
+			std::lock_guard<std::mutex> lock(mem_reg().mu);
 			Allocation *a = find_allocation(addr);
 
 			/* Inside a registration, or page-locked memory:
@@ -303,7 +306,7 @@ extern "C" CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p) noexcept
 			return r;
 		if (!pFlags || !p)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		Allocation *a = find_allocation(reinterpret_cast<uintptr_t>(p));
 		if (!a || a->kind == Kind::device)
 			return CUDA_ERROR_INVALID_VALUE;
@@ -322,7 +325,7 @@ extern "C" CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
 			return r;
 		if (!pdptr || !p || Flags)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		Allocation *a = find_allocation(reinterpret_cast<uintptr_t>(p));
 		if (!a || (a->kind != Kind::host && a->kind != Kind::registered))
 			return CUDA_ERROR_INVALID_VALUE;

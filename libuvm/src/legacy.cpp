@@ -8,7 +8,8 @@
  * CUdeviceptr entry points (cuMemFree, cuMemGetInfo, cuMemAlloc,
  * cuMemcpyHtoD, ... without _v2) are not provided: their ABI differs.
  */
-#include "internal.h"
+#include "common.h"
+#include "memory.h"
 
 #undef cuMemAdvise
 #undef cuMemPrefetchAsync

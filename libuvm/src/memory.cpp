@@ -28,13 +28,23 @@
 #include <cerrno>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "context.h"
+#include "device.h"
+#include "memory.h"
+#include "vmm.h"
 
 namespace uvm {
 
+MemoryRegistry &mem_reg()
+{
+	/* Never destroyed: other libraries' destructors may still call us. */
+	static MemoryRegistry *r = new MemoryRegistry;
+	return *r;
+}
+
 Allocation *find_allocation(uint64_t ptr)
 {
-	auto &t = state().allocations;
+	auto &t = mem_reg().allocations;
 	auto it = t.upper_bound(ptr);
 
 	if (it == t.begin())
@@ -58,12 +68,13 @@ static bool intersects(const M &m, uint64_t ptr, uint64_t len)
 
 bool touches_library_memory(uint64_t ptr, uint64_t len)
 {
-	const State &s = state();
+	const MemoryRegistry &m = mem_reg();
+	const auto &reservations = vmm_reg().reservations;
 
-	if (intersects(s.allocations, ptr, len) || intersects(s.chunks, ptr, len))
+	if (intersects(m.allocations, ptr, len) || intersects(m.chunks, ptr, len))
 		return true;
-	auto it = s.reservations.lower_bound(ptr + len);
-	if (it == s.reservations.begin())
+	auto it = reservations.lower_bound(ptr + len);
+	if (it == reservations.begin())
 		return false;
 	--it;
 	return it->first + it->second.size > ptr;
@@ -71,17 +82,17 @@ bool touches_library_memory(uint64_t ptr, uint64_t len)
 
 bool driver_has_memory_api()
 {
-	return state().dev.version.minor >= 2;
+	return driver().version.minor >= 2;
 }
 
 bool driver_has_copy_3d()
 {
-	return state().dev.version.caps & UVM_CAP_COPY_3D;
+	return driver().version.caps & UVM_CAP_COPY_3D;
 }
 
 bool pageable_memory_access()
 {
-	return state().dev.version.caps & (UVM_CAP_HMM_MIRROR | UVM_CAP_DEVICE_PRIVATE);
+	return driver().version.caps & (UVM_CAP_HMM_MIRROR | UVM_CAP_DEVICE_PRIVATE);
 }
 
 /**
@@ -99,7 +110,7 @@ bool pageable_memory_access()
  * for no pages at all (probe_prefetch.txt "r2.wrap*", probe_rangeattr.txt
  * "ra.wrap*"); cuMemAdvise refuses it.
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: ok, empty or invalid (not inside one allocation).
  */
 RangeKind check_range(uint64_t ptr, uint64_t count, Allocation **alloc)
@@ -125,7 +136,7 @@ RangeKind check_range(uint64_t ptr, uint64_t count, Allocation **alloc)
  * (probe_advise.txt "env.adjacent", probe_mem.txt "env.bid.same_address").
  * A freed range is reserved again (PROT_NONE) so that nothing else lands in
  * the arena.  When the arena is full, allocations get their own aligned
- * reservation.  State::mu protects it.
+ * reservation.  MemoryRegistry::mu protects it.
  */
 class VaArena {
 public:
@@ -215,7 +226,7 @@ static int map_alone(uint64_t offset, int prot, uint64_t map_size, uint64_t *out
 	uint64_t r = reinterpret_cast<uint64_t>(res);
 	uint64_t base = round_up(r, align);
 	void *p = ::mmap(reinterpret_cast<void *>(base), map_size, prot,
-			 MAP_SHARED | MAP_FIXED, state().dev.fd(), static_cast<off_t>(offset));
+			 MAP_SHARED | MAP_FIXED, driver().fd(), static_cast<off_t>(offset));
 	if (p == MAP_FAILED) {
 		int e = -errno;
 		::munmap(res, map_size + align);
@@ -229,10 +240,10 @@ static int map_alone(uint64_t offset, int prot, uint64_t map_size, uint64_t *out
 }
 
 /* Forget registrations the driver dropped: a mapping of /dev/uvm landed on
- * memory registered, then unmapped, by the caller.  State::mu held. */
+ * memory registered, then unmapped, by the caller.  MemoryRegistry::mu held. */
 static void drop_stale_registrations(uint64_t base, uint64_t len)
 {
-	auto &t = state().allocations;
+	auto &t = mem_reg().allocations;
 
 	for (auto it = t.lower_bound(base); it != t.end() && it->first < base + len;)
 		it = it->second.kind == Kind::registered ? t.erase(it) : std::next(it);
@@ -254,7 +265,7 @@ static void drop_stale_registrations(uint64_t base, uint64_t len)
  * cannot reach it).  A device mapping that cannot be backed fails at once
  * with -ENOMEM, whatever the arena.
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: 0 or -errno.
  */
 int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out)
@@ -264,7 +275,7 @@ int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out)
 
 	if (addr) {
 		void *p = ::mmap(reinterpret_cast<void *>(addr), map_size, prot,
-				 MAP_SHARED | MAP_FIXED, state().dev.fd(), static_cast<off_t>(offset));
+				 MAP_SHARED | MAP_FIXED, driver().fd(), static_cast<off_t>(offset));
 
 		if (p != MAP_FAILED) {
 			*out = addr;
@@ -281,7 +292,7 @@ int map_uvm(uint64_t offset, uint64_t map_size, uint64_t *out)
 	return e;
 }
 
-/* Unmap a mapping of /dev/uvm made by map_uvm().  State::mu held. */
+/* Unmap a mapping of /dev/uvm made by map_uvm().  MemoryRegistry::mu held. */
 static void unmap_uvm(uint64_t base, uint64_t size)
 {
 	if (arena().contains(base))
@@ -292,7 +303,7 @@ static void unmap_uvm(uint64_t base, uint64_t size)
 
 Chunk *add_chunk(const Chunk &c)
 {
-	Chunk &n = state().chunks[c.base];
+	Chunk &n = mem_reg().chunks[c.base];
 
 	n = c;
 	return &n;
@@ -306,12 +317,12 @@ Chunk *add_chunk(const Chunk &c)
  * @chunk:	the chunk it lives in (registered memory: nullptr)
  * @ctx:	the context that owns it
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: the new entry, with a new buffer id.
  */
 Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk, Context *ctx)
 {
-	Allocation &a = state().allocations[base];
+	Allocation &a = mem_reg().allocations[base];
 
 	a.base = base;
 	a.size = size;
@@ -319,7 +330,7 @@ Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk
 	a.chunk = chunk;
 	a.ctx = ctx;
 	a.device = kind == Kind::device ? chunk->gpu : ctx->device;
-	a.buffer_id = ++state().next_buffer_id;
+	a.buffer_id = ++mem_reg().next_buffer_id;
 	a.sync_memops = kind == Kind::managed;
 	if (chunk) {
 		a.map_base = chunk->base;
@@ -339,14 +350,14 @@ Allocation &add_allocation(uint64_t base, uint64_t size, Kind kind, Chunk *chunk
  * First fit in address order, at multiples of kSubAllocAlign: the layout
  * NVIDIA's driver gives a sequence of small cuMemAlloc calls.
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: the address, or 0 when no shared chunk has room.
  */
 uint64_t sub_allocate(Kind kind, int gpu, uint64_t size, Chunk **chunk)
 {
 	const uint64_t len = round_up(size, kSubAllocAlign);
 
-	for (auto &[base, c] : state().chunks) {
+	for (auto &[base, c] : mem_reg().chunks) {
 		if (!c.shared || c.kind != kind || (kind == Kind::device && c.gpu != gpu))
 			continue;
 		uint64_t at = c.base;
@@ -370,7 +381,7 @@ uint64_t sub_allocate(Kind kind, int gpu, uint64_t size, Chunk **chunk)
  *
  * Host chunks are unregistered first.
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  */
 void release_chunk(Chunk *c)
 {
@@ -378,12 +389,12 @@ void release_chunk(Chunk *c)
 		struct uvm_ioc_host_unregister u {};
 
 		u.address = c->base;
-		state().dev.ioctl(UVM_IOC_HOST_UNREGISTER, &u);
+		driver().ioctl(UVM_IOC_HOST_UNREGISTER, &u);
 		::munmap(reinterpret_cast<void *>(c->base), c->size);
 	} else {
 		unmap_uvm(c->base, c->size);
 	}
-	state().chunks.erase(c->base);
+	mem_reg().chunks.erase(c->base);
 }
 
 /**
@@ -394,7 +405,7 @@ void release_chunk(Chunk *c)
  * munmap.  A sub-allocation leaves its chunk, which goes when it is empty;
  * registered memory is unregistered (the caller's memory stays).
  *
- * Context: State::mu held; queued work was waited for.
+ * Context: MemoryRegistry::mu held; queued work was waited for.
  */
 void free_allocation(std::map<uint64_t, Allocation>::iterator it)
 {
@@ -405,13 +416,13 @@ void free_allocation(std::map<uint64_t, Allocation>::iterator it)
 		struct uvm_ioc_host_unregister u {};
 
 		u.address = a.base;
-		state().dev.ioctl(UVM_IOC_HOST_UNREGISTER, &u);
+		driver().ioctl(UVM_IOC_HOST_UNREGISTER, &u);
 	} else {
 		c->used.erase(a.base);
 		if (c->used.empty())
 			release_chunk(c);
 	}
-	state().allocations.erase(it);
+	mem_reg().allocations.erase(it);
 }
 
 /**
@@ -423,7 +434,7 @@ void free_allocation(std::map<uint64_t, Allocation>::iterator it)
  * @shared:	for sub-allocations
  * @out:	the chunk, with the driver's buffer id
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: 0 or -errno.
  */
 static int new_uvm_chunk(uint64_t offset, uint64_t map_size, Kind kind, int gpu, bool shared,
@@ -435,7 +446,7 @@ static int new_uvm_chunk(uint64_t offset, uint64_t map_size, Kind kind, int gpu,
 	if (int r = map_uvm(offset, map_size, &c.base))
 		return r;
 	info.address = c.base;
-	if (int r = state().dev.ioctl(UVM_IOC_POINTER_INFO, &info)) {
+	if (int r = driver().ioctl(UVM_IOC_POINTER_INFO, &info)) {
 		unmap_uvm(c.base, map_size);
 		return r;
 	}
@@ -457,7 +468,7 @@ static int new_uvm_chunk(uint64_t offset, uint64_t map_size, Kind kind, int gpu,
  * @ctx:	the owner
  * @out:	the address
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: 0 or -errno.
  */
 static int alloc_mapping(uint64_t offset, uint64_t size, Kind kind, int gpu, Context *ctx,
@@ -483,7 +494,7 @@ static int alloc_mapping(uint64_t offset, uint64_t size, Kind kind, int gpu, Con
  * @ctx:	the owner
  * @out:	the address
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: 0 or -errno (-ENOMEM: the GPU cannot back it).
  */
 int alloc_device(int gpu, uint64_t size, Context *ctx, uint64_t *out)
@@ -521,7 +532,7 @@ extern "C" CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
 		    (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
 			return CUDA_ERROR_INVALID_VALUE;
 
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		int r = alloc_mapping(UVM_MMAP_MANAGED, bytesize, Kind::managed, ctx->device, ctx,
 				      &base);
 		if (r)
@@ -543,7 +554,7 @@ extern "C" CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) noexcept
 			return CUDA_ERROR_INVALID_VALUE;
 		if (!driver_has_memory_api())
 			return CUDA_ERROR_NOT_SUPPORTED;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		int r = alloc_device(ctx->device, bytesize, ctx, &base);
 		if (r)
 			return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
@@ -568,22 +579,22 @@ extern "C" CUresult cuMemFree_v2(CUdeviceptr dptr) noexcept
 		 * own memory (a device variable's instance, an array's
 		 * storage) goes with its owner. */
 		auto freeable = [dptr]() {
-			auto it = state().allocations.find(dptr);
-			return it != state().allocations.end() && !it->second.internal &&
+			auto it = mem_reg().allocations.find(dptr);
+			return it != mem_reg().allocations.end() && !it->second.internal &&
 			       (it->second.kind == Kind::managed || it->second.kind == Kind::device);
 		};
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
+			std::lock_guard<std::mutex> lock(mem_reg().mu);
 			if (!freeable())
 				return CUDA_ERROR_INVALID_VALUE;
 		}
 		/* Queued work on the memory finishes first: cuMemFree
 		 * synchronises for memory that is not stream ordered. */
 		wait_all();
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if (!freeable())
 			return CUDA_ERROR_INVALID_VALUE;
-		free_allocation(state().allocations.find(dptr));
+		free_allocation(mem_reg().allocations.find(dptr));
 		return CUDA_SUCCESS;
 	});
 }
@@ -596,7 +607,7 @@ extern "C" CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
 	/* With nowhere to write, NVIDIA's driver does not even look. */
 	if (!pbase && !psize)
 		return CUDA_SUCCESS;
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	Allocation vmm;
 	Allocation *a = find_allocation(dptr);
 	if (!a && vmm_describe(dptr, &vmm)) {
@@ -623,7 +634,7 @@ extern "C" CUresult cuMemGetInfo_v2(size_t *free, size_t *total) noexcept
 		return r;
 	struct uvm_ioc_gpu_info info {};
 	info.gpu_index = static_cast<__u32>(ctx->device);
-	int r = state().dev.ioctl(UVM_IOC_GPU_INFO, &info);
+	int r = driver().ioctl(UVM_IOC_GPU_INFO, &info);
 	if (r)
 		return from_errno(r);
 	if (free)

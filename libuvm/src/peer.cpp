@@ -13,9 +13,10 @@
  * tests/real-driver/results/probe_pitch.txt).  Native atomics over the
  * link are not claimed.
  *
- * Locking: a context's peers are State::mu's.
+ * Locking: a context's peers are ContextRegistry::mu's.
  */
-#include "internal.h"
+#include "context.h"
+#include "device.h"
 
 namespace uvm {
 namespace {
@@ -69,7 +70,7 @@ CUresult enable(int peer, unsigned int flags)
 		return r;
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	if (peer == ctx->device)
 		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
 	if (!ctx->peers.insert(peer).second)
@@ -84,14 +85,14 @@ CUresult disable(int peer)
 
 	if (CUresult r = current_context(&ctx))
 		return r;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	return ctx->peers.erase(peer) ? CUDA_SUCCESS : CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
 }
 
 /* The device of a live context the library made. */
 CUresult device_of_context(CUcontext h, int *dev)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Context *c;
 
 	if (CUresult r = live_context(h, &c))

@@ -21,7 +21,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "internal.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
 
 namespace uvm {
 namespace {
@@ -208,7 +210,7 @@ CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, bool ptds, Mode mode)
  */
 CUresult peer_context(CUcontext c)
 {
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Context *ctx;
 
 	return c ? live_context(c, &ctx) : CUDA_SUCCESS;

@@ -29,7 +29,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "internal.h"
+#include "context.h"
+#include "device.h"
+#include "memory.h"
 
 namespace uvm {
 
@@ -185,7 +187,7 @@ struct uvm_location advise_to_driver(int advice, const CUmemLocation &l)
 	case CU_MEM_ADVISE_UNSET_ACCESSED_BY:
 		u = to_driver(l);
 		if ((u.type == UVM_LOCATION_HOST_NUMA || u.type == UVM_LOCATION_HOST_NUMA_CURRENT) &&
-		    state().numa_nodes.size() == 1) {
+		    dev_state().numa_nodes.size() == 1) {
 			u.type = UVM_LOCATION_HOST;
 			u.id = 0;
 		}
@@ -199,7 +201,7 @@ CUresult advise(CUdeviceptr devPtr, size_t count, int advice, const CUmemLocatio
 {
 	Allocation *a;
 
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(mem_reg().mu);
 	if (check_range(devPtr, count, &a) != RangeKind::ok)
 		return CUDA_ERROR_INVALID_VALUE;
 	struct uvm_ioc_advise args {};
@@ -207,7 +209,7 @@ CUresult advise(CUdeviceptr devPtr, size_t count, int advice, const CUmemLocatio
 	args.length = count;
 	args.advice = static_cast<__u32>(advice);
 	args.location = advise_to_driver(advice, loc);
-	int r = state().dev.ioctl(UVM_IOC_ADVISE, &args);
+	int r = driver().ioctl(UVM_IOC_ADVISE, &args);
 	return r == -ENODEV ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
 }
 
@@ -230,7 +232,7 @@ struct BatchEntry {
  * Consecutive entries with the same location form one group of the
  * driver's grouping; batches beyond UVM_MIGRATE_MAX_RANGES are split.
  *
- * Context: State::mu held.
+ * Context: ContextRegistry::mu and MemoryRegistry::mu held (a DomainLock).
  * Return: CUDA_SUCCESS or the driver's error.
  */
 CUresult submit(uint32_t op, const std::vector<BatchEntry> &entries, const CUmemLocation *locs,
@@ -262,7 +264,7 @@ CUresult submit(uint32_t op, const std::vector<BatchEntry> &entries, const CUmem
 			args.location_starts_ptr = reinterpret_cast<uintptr_t>(starts.data());
 			args.num_locations = static_cast<__u32>(ulocs.size());
 		}
-		int r = state().dev.ioctl(UVM_IOC_MIGRATE, &args);
+		int r = driver().ioctl(UVM_IOC_MIGRATE, &args);
 		if (r)
 			return r == -ENODEV ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
 		stream_add_fence(st, args.fence);
@@ -299,7 +301,8 @@ CUresult prefetch(CUdeviceptr devPtr, size_t count, const CUmemLocation &loc, un
 		return CUDA_ERROR_INVALID_VALUE;
 	if (CUresult r = check_prefetch_location(loc))
 		return r;
-	std::lock_guard<std::mutex> lock(state().mu);
+	/* The stream's fences and the allocations' shadows together. */
+	DomainLock lock(kContextDomain | kMemoryDomain);
 	if (CUresult r = resolve_stream(hStream, ptds, &st))
 		return r;
 	RangeKind k = check_range(devPtr, count, &a);
@@ -333,7 +336,8 @@ CUresult batch(uint32_t op, CUdeviceptr *dptrs, size_t *sizes, size_t count,
 			if (idxs[k] >= count || check_prefetch_location(locs[k]))
 				return CUDA_ERROR_INVALID_VALUE;
 	}
-	std::lock_guard<std::mutex> lock(state().mu);
+	/* The stream's fences and the allocations' shadows together. */
+	DomainLock lock(kContextDomain | kMemoryDomain);
 	if (CUresult r = resolve_stream(hStream, ptds, &st))
 		return r;
 
@@ -389,13 +393,13 @@ CUresult query_range(CUdeviceptr ptr, size_t count, RangeAnswer *ans)
 		/* No pages: every "all pages" answer holds, no location is
 		 * common (probe_rangeattr.txt "ra.wrap.*"). */
 		ans->read_mostly = 1;
-		ans->accessed_by = (UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(state().num_devices)) - 1);
+		ans->accessed_by = (UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(dev_state().num_devices)) - 1);
 		return CUDA_SUCCESS;
 	}
 	struct uvm_ioc_range_query q {};
 	q.address = ptr;
 	q.length = count;
-	int r = state().dev.ioctl(UVM_IOC_RANGE_QUERY, &q);
+	int r = driver().ioctl(UVM_IOC_RANGE_QUERY, &q);
 	if (r)
 		return from_errno(r);
 	ans->read_mostly = q.read_mostly ? 1 : 0;
@@ -481,7 +485,7 @@ void write_attribute(const RangeAnswer &ans, int attribute, void *data, size_t d
 		std::vector<int> list;
 		size_t n = dataSize / 4;
 
-		for (int d = 0; d < state().num_devices; d++)
+		for (int d = 0; d < dev_state().num_devices; d++)
 			if (ans.accessed_by & UVM_PROCESSOR_MASK(UVM_PROCESSOR_GPU(d)))
 				list.push_back(d);
 		if (ans.accessed_by & UVM_PROCESSOR_MASK(UVM_PROCESSOR_CPU))
@@ -626,7 +630,7 @@ extern "C" CUresult cuMemRangeGetAttribute(void *data, size_t dataSize,
 		if (!data || !attribute_ok(attribute) || !size_ok(attribute, dataSize) || !devPtr ||
 		    !count)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if (CUresult r = query_range(devPtr, count, &ans))
 			return r;
 		write_attribute(ans, attribute, data, dataSize);
@@ -652,7 +656,7 @@ extern "C" CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes,
 				return CUDA_ERROR_INVALID_VALUE;
 		if (!devPtr || !count)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if (CUresult r = query_range(devPtr, count, &ans))
 			return r;
 		for (size_t i = 0; i < numAttributes; i++)

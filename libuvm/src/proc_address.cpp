@@ -29,7 +29,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "internal.h"
+#include "common.h"
 
 #undef cuGetProcAddress
 

@@ -11,7 +11,7 @@
  * initialises the runtime, which leaves the primary context current;
  * cudaProfilerStop initialises only the driver.
  */
-#include "internal.h"
+#include "context.h"
 
 using namespace uvm;
 

@@ -22,7 +22,9 @@
 #include <cstring>
 #include <vector>
 
-#include "internal.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
 
 namespace uvm {
 
@@ -59,10 +61,10 @@ CUresult rt_enter()
 		return CUDA_SUCCESS;
 	int dev = ts.rt_device;
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
-		State &s = state();
-		if (s.rt_retained.size() < static_cast<size_t>(s.num_devices))
-			s.rt_retained.resize(s.num_devices, false);
+		ContextRegistry &s = ctx_reg();
+		std::lock_guard<std::mutex> lock(s.mu);
+		if (s.rt_retained.size() < static_cast<size_t>(dev_state().num_devices))
+			s.rt_retained.resize(dev_state().num_devices, false);
 		if (!s.rt_retained[dev]) {
 			Context *ctx = s.primaries[dev];
 			if (ctx->refcount++ == 0)
@@ -71,9 +73,9 @@ CUresult rt_enter()
 		}
 	}
 	if (ts.stack.empty())
-		ts.stack.push_back(state().primaries[dev]);
+		ts.stack.push_back(ctx_reg().primaries[dev]);
 	else
-		ts.stack.back() = state().primaries[dev];
+		ts.stack.back() = ctx_reg().primaries[dev];
 	return CUDA_SUCCESS;
 }
 
@@ -209,7 +211,7 @@ extern "C" cudaError_t cudaSetDeviceFlags(unsigned int flags) noexcept
 
 		if (!ctx->primary)
 			return static_cast<CUresult>(cudaErrorIncompatibleDriverContext);
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
 		ctx->flags = flags & (CU_CTX_SCHED_MASK | CU_CTX_LMEM_RESIZE_TO_MAX |
 				      CU_CTX_SYNC_MEMOPS);
 		return CUDA_SUCCESS;
@@ -224,11 +226,11 @@ extern "C" cudaError_t cudaGetDeviceFlags(unsigned int *flags) noexcept
 		if (!flags)
 			return CUDA_ERROR_INVALID_VALUE;
 		ThreadState &ts = thread_state();
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
 		Context *ctx = ts.stack.empty() ? nullptr : ts.stack.back();
 
 		if (!ctx || !ctx->alive)
-			ctx = state().primaries[ts.rt_device];
+			ctx = ctx_reg().primaries[ts.rt_device];
 		*flags = context_flags(ctx);
 		return CUDA_SUCCESS;
 	}));
@@ -253,8 +255,8 @@ extern "C" cudaError_t cudaDeviceReset(void) noexcept
 		int dev = ts.rt_device;
 		bool held;
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
-			State &s = state();
+			ContextRegistry &s = ctx_reg();
+			std::lock_guard<std::mutex> lock(s.mu);
 			held = static_cast<size_t>(dev) < s.rt_retained.size() && s.rt_retained[dev];
 			if (held)
 				s.rt_retained[dev] = false;
@@ -263,10 +265,10 @@ extern "C" cudaError_t cudaDeviceReset(void) noexcept
 		 * its flags too (probe_devflags "active.after_reset"). */
 		CUresult r = held ? cuDevicePrimaryCtxReset_v2(dev) : CUDA_SUCCESS;
 		if (held) {
-			std::lock_guard<std::mutex> lock(state().mu);
-			state().primaries[dev]->flags = 0;
+			std::lock_guard<std::mutex> lock(ctx_reg().mu);
+			ctx_reg().primaries[dev]->flags = 0;
 		}
-		if (!ts.stack.empty() && ts.stack.back() == state().primaries[dev])
+		if (!ts.stack.empty() && ts.stack.back() == ctx_reg().primaries[dev])
 			ts.stack.pop_back();
 		return r;
 	}));
@@ -941,53 +943,5 @@ extern "C" cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
 		return no_invalid_device(cuMemRangeGetAttributes(
 			data, dataSizes, reinterpret_cast<CUmem_range_attribute *>(attributes),
 			numAttributes, reinterpret_cast<uintptr_t>(devPtr), count));
-	});
-}
-
-extern "C" cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
-						const void *ptr) noexcept
-{
-	return rt([&]() -> CUresult {
-		if (!attributes)
-			return CUDA_ERROR_INVALID_VALUE;
-		std::memset(attributes, 0, sizeof(*attributes));
-		std::lock_guard<std::mutex> lock(state().mu);
-		Allocation *a = find_allocation(reinterpret_cast<uintptr_t>(ptr));
-		Allocation vmm;
-		if (!a && vmm_describe(reinterpret_cast<uintptr_t>(ptr), &vmm)) {
-			/* VMM memory: device or host memory by its location. */
-			const bool host = vmm.location.type != UVM_LOCATION_GPU;
-
-			attributes->type = host ? cudaMemoryTypeHost : cudaMemoryTypeDevice;
-			attributes->device = vmm.device;
-			attributes->devicePointer = const_cast<void *>(ptr);
-			attributes->hostPointer = host ? const_cast<void *>(ptr) : nullptr;
-			return CUDA_SUCCESS;
-		}
-		if (!a) {
-			/* Memory CUDA does not know: "unregistered". */
-			attributes->type = cudaMemoryTypeUnregistered;
-			attributes->device = cudaInvalidDeviceId;
-			attributes->hostPointer = const_cast<void *>(ptr);
-			return CUDA_SUCCESS;
-		}
-		/* probe_copy.txt "rc.pa.*": device memory has no host
-		 * pointer; host memory is on the context's device. */
-		switch (a->kind) {
-		case Kind::managed:
-			attributes->type = cudaMemoryTypeManaged;
-			break;
-		case Kind::device:
-			attributes->type = cudaMemoryTypeDevice;
-			break;
-		default:
-			attributes->type = cudaMemoryTypeHost;
-			break;
-		}
-		attributes->device = a->device;
-		attributes->devicePointer = const_cast<void *>(ptr);
-		if (a->kind != Kind::device)
-			attributes->hostPointer = const_cast<void *>(ptr);
-		return CUDA_SUCCESS;
 	});
 }

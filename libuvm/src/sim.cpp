@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <vector>
 
-#include "internal.h"
+#include "context.h"
+#include "device.h"
+#include "sim.h"
 #include "libuvm.h"
 #include "uvm_sim.h"
 
@@ -19,7 +21,7 @@ namespace {
 
 bool sim_available()
 {
-	return state().dev.version.caps & UVM_CAP_TEST_IOCTLS;
+	return driver().version.caps & UVM_CAP_TEST_IOCTLS;
 }
 
 } // namespace
@@ -42,7 +44,7 @@ extern "C" CUresult uvmSimLaunch(CUdevice dev, unsigned int numWarps, uvmSimOp *
 				 uvmSimLaunchInfo *info) noexcept
 {
 	return guard([&]() -> CUresult {
-		State &s = state();
+		ContextRegistry &s = ctx_reg();
 		Stream *st;
 		uint64_t barrier;
 
@@ -60,7 +62,7 @@ extern "C" CUresult uvmSimLaunch(CUdevice dev, unsigned int numWarps, uvmSimOp *
 				return r;
 			barrier = stream_barrier(st);
 		}
-		if (int r = s.fences.wait(s.dev, barrier, false))
+		if (int r = s.fences.wait(driver(), barrier, false))
 			return from_errno(r);
 
 		std::vector<struct uvm_test_gpu_op> uops(numOps);
@@ -80,7 +82,7 @@ extern "C" CUresult uvmSimLaunch(CUdevice dev, unsigned int numWarps, uvmSimOp *
 		args.num_warps = numWarps;
 		args.ops_ptr = reinterpret_cast<uintptr_t>(uops.data());
 		args.num_ops = numOps;
-		int r = s.dev.ioctl(UVM_TEST_IOC_LAUNCH, &args);
+		int r = driver().ioctl(UVM_TEST_IOC_LAUNCH, &args);
 		for (unsigned int i = 0; i < numOps; i++)
 			ops[i].checksum = uops[i].checksum;
 		if (info) {
@@ -116,7 +118,7 @@ extern "C" CUresult uvmSimResidency(CUdeviceptr ptr, size_t bytes, uvmSimPageSta
 			args.address = start + done * ps;
 			args.length = n * ps;
 			args.states_ptr = reinterpret_cast<uintptr_t>(states + done);
-			if (int r = state().dev.ioctl(UVM_TEST_IOC_RESIDENCY, &args))
+			if (int r = driver().ioctl(UVM_TEST_IOC_RESIDENCY, &args))
 				return from_errno(r);
 			done += n;
 		}
@@ -134,7 +136,7 @@ extern "C" CUresult uvmSimGetCounters(unsigned long long *counters, unsigned int
 	static_assert(sizeof(unsigned long long) == sizeof(__u64));
 	args.counters_ptr = reinterpret_cast<uintptr_t>(counters);
 	args.count = *count;
-	if (int r = state().dev.ioctl(UVM_IOC_GET_COUNTERS, &args))
+	if (int r = driver().ioctl(UVM_IOC_GET_COUNTERS, &args))
 		return from_errno(r);
 	*count = args.count;
 	return CUDA_SUCCESS;

@@ -310,7 +310,7 @@ bool tile_range_ok(uint64_t off, uint64_t ext, uint64_t t, uint64_t n)
  * tail of a layer that has one.  A deferred-mapping array ignores the
  * subresource ("sp.def.map.subresource_garbage").
  *
- * Context: State::mu held.
+ * Context: the memory and VMM domains held (a DomainLock).
  * Return: CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE.
  */
 CUresult check_map(const CUarrayMapInfo &e, int device, std::vector<MapChange> *out)
@@ -484,7 +484,7 @@ CUresult map_array_async(CUarrayMapInfo *list, unsigned int count, CUstream h, b
 	if (!list || !count)
 		return CUDA_ERROR_INVALID_VALUE;
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
+		DomainLock lock(kAllDomains);
 		Stream *st;
 
 		if (CUresult r = resolve_stream(h, ptds, &st))
@@ -495,7 +495,7 @@ CUresult map_array_async(CUarrayMapInfo *list, unsigned int count, CUstream h, b
 	}
 	/* After everything queued before: no copy in flight uses what changes. */
 	wait_all();
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kAllDomains);
 	/* Arrays and pools may have gone meanwhile: check again. */
 	if (CUresult r = check_maps(list, count, device, &changes))
 		return r;
@@ -590,7 +590,7 @@ CUresult make_zero_tile(Context *ctx)
 	/* A whole chunk: fresh memory, zero-filled by the driver. */
 	if (int r = alloc_device(ctx->device, kChunkSize, ctx, &base))
 		return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
-	state().allocations.at(base).internal = true;
+	mem_reg().allocations.at(base).internal = true;
 	z[ctx] = base;
 	return CUDA_SUCCESS;
 }
@@ -641,7 +641,7 @@ CUresult memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out, const void *h,
 
 	if (!out)	/* "arr.null.memreq.out" */
 		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	if (mipmap) {
 		const Mipmap *m = find_mipmap(h);
 
@@ -674,7 +674,7 @@ CUresult sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *out, const void *h, boo
 
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
+	DomainLock lock(kMemoryDomain | kVmmDomain);
 	if (mipmap) {
 		const Mipmap *m = find_mipmap(h);
 

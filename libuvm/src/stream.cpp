@@ -17,7 +17,7 @@
 #include <cerrno>
 #include <ctime>
 
-#include "internal.h"
+#include "context.h"
 
 namespace uvm {
 
@@ -117,14 +117,14 @@ static Stream *per_thread_stream(Context *ctx)
  * @per_thread_default:	NULL means the per-thread stream (the _ptsz calls)
  * @out:		the stream
  *
- * Context: State::mu held.
+ * Context: ContextRegistry::mu held.
  * Return: CUDA_SUCCESS, CUDA_ERROR_INVALID_CONTEXT /
  * CUDA_ERROR_CONTEXT_IS_DESTROYED for the special handles without a usable
  * current context, CUDA_ERROR_INVALID_HANDLE for an unknown handle.
  */
 CUresult resolve_stream(CUstream h, bool per_thread_default, Stream **out)
 {
-	State &s = state();
+	ContextRegistry &s = ctx_reg();
 
 	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
 		ThreadState &ts = thread_state();
@@ -151,7 +151,7 @@ CUresult resolve_stream(CUstream h, bool per_thread_default, Stream **out)
 
 void note_fence(uint64_t fence)
 {
-	State &st = state();
+	ContextRegistry &st = ctx_reg();
 	uint64_t last = st.last_fence.load();
 
 	while (last < fence && !st.last_fence.compare_exchange_weak(last, fence))
@@ -173,7 +173,7 @@ void stream_add_fence(Stream *s, uint64_t fence)
  * the calling thread's per-thread stream; a blocking stream on the legacy
  * stream.
  *
- * Context: State::mu held.
+ * Context: ContextRegistry::mu held.
  * Return: the fence, 0 for none.
  */
 uint64_t stream_barrier(Stream *s)
@@ -195,7 +195,7 @@ uint64_t stream_barrier(Stream *s)
 }
 
 /* First error among the fences of a stream up to `upto`, removing them.
- * State::mu held. */
+ * ContextRegistry::mu held. */
 static int stream_take_errors(Stream *s, uint64_t upto)
 {
 	int first = 0;
@@ -204,7 +204,7 @@ static int stream_take_errors(Stream *s, uint64_t upto)
 	for (uint64_t f : p) {
 		if (f > upto)
 			continue;
-		int e = state().fences.take_error(f);
+		int e = ctx_reg().fences.take_error(f);
 		if (e && !first)
 			first = e;
 	}
@@ -223,7 +223,7 @@ static CUresult async_error(int e)
 
 CUresult stream_sync(CUstream h, bool per_thread_default, bool poll)
 {
-	State &s = state();
+	ContextRegistry &s = ctx_reg();
 	Stream *st;
 	uint64_t barrier;
 
@@ -235,7 +235,7 @@ CUresult stream_sync(CUstream h, bool per_thread_default, bool poll)
 			return r;
 		barrier = stream_barrier(st);
 	}
-	int r = s.fences.wait(s.dev, barrier, poll);
+	int r = s.fences.wait(driver(), barrier, poll);
 	if (r == -EAGAIN)
 		return CUDA_ERROR_NOT_READY;
 	if (r)
@@ -249,11 +249,11 @@ CUresult stream_sync(CUstream h, bool per_thread_default, bool poll)
 
 CUresult context_sync(Context *ctx)
 {
-	State &s = state();
+	ContextRegistry &s = ctx_reg();
 	uint64_t barrier = s.last_fence.load();
 	int first = 0;
 
-	int r = s.fences.wait(s.dev, barrier, false);
+	int r = s.fences.wait(driver(), barrier, false);
 	if (r)
 		return from_errno(r);
 	std::lock_guard<std::mutex> lock(s.mu);
@@ -274,9 +274,9 @@ CUresult context_sync(Context *ctx)
 
 void wait_all()
 {
-	State &s = state();
+	ContextRegistry &s = ctx_reg();
 
-	s.fences.wait(s.dev, s.last_fence.load(), false);
+	s.fences.wait(driver(), s.last_fence.load(), false);
 }
 
 } // namespace uvm
@@ -297,8 +297,8 @@ extern "C" CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags) noexc
 		auto st = std::make_unique<Stream>();
 		st->ctx = ctx;
 		st->flags = Flags;
-		std::lock_guard<std::mutex> lock(state().mu);
-		state().known_streams.insert(st.get());
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
+		ctx_reg().known_streams.insert(st.get());
 		ctx->streams.insert(st.get());
 		*phStream = to_handle(st.release());
 		return CUDA_SUCCESS;
@@ -309,14 +309,14 @@ extern "C" CUresult cuStreamDestroy_v2(CUstream hStream) noexcept
 {
 	if (CUresult r = check_init())
 		return r;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Stream *st = from_handle(hStream);
 	if (!hStream || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD ||
-	    !state().known_streams.count(st))
+	    !ctx_reg().known_streams.count(st))
 		return CUDA_ERROR_INVALID_HANDLE;
 	/* Queued work completes on its own; its errors are dropped with the
 	 * stream, as CUDA's destroy returns at once. */
-	state().known_streams.erase(st);
+	ctx_reg().known_streams.erase(st);
 	st->ctx->streams.erase(st);
 	delete st;
 	return CUDA_SUCCESS;
@@ -350,7 +350,7 @@ static CUresult stream_get_flags(CUstream hStream, unsigned int *flags, bool ptd
 		return r;
 	if (!flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	if (CUresult r = resolve_stream(hStream, ptds, &st))
 		return r;
 	*flags = st->flags;
@@ -375,7 +375,7 @@ static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx, bool ptds)
 		return r;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	if (CUresult r = resolve_stream(hStream, ptds, &st))
 		return r;
 	*pctx = to_handle(st->ctx);
@@ -396,7 +396,7 @@ static Event *find_event(CUevent h)
 {
 	Event *e = from_handle(h);
 
-	return h && state().known_events.count(e) ? e : nullptr;
+	return h && ctx_reg().known_events.count(e) ? e : nullptr;
 }
 
 static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int Flags, bool ptds)
@@ -405,7 +405,7 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int
 
 	if (CUresult r = check_init())
 		return r;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Event *e = find_event(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -450,8 +450,8 @@ extern "C" CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) noexcept
 		auto e = std::make_unique<Event>();
 		e->ctx = ctx;
 		e->flags = Flags;
-		std::lock_guard<std::mutex> lock(state().mu);
-		state().known_events.insert(e.get());
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
+		ctx_reg().known_events.insert(e.get());
 		ctx->events.insert(e.get());
 		*phEvent = to_handle(e.release());
 		return CUDA_SUCCESS;
@@ -479,16 +479,16 @@ static uint64_t monotonic_ns()
 }
 
 /* Has @fence completed?  Its time in *ns if the driver still has it, else
- * now.  0, or -EAGAIN while pending.  State::mu held. */
+ * now.  0, or -EAGAIN while pending.  ContextRegistry::mu held. */
 static int fence_completion_time(uint64_t fence, uint64_t *ns)
 {
-	State &s = state();
+	const Device &dev = driver();
 	struct uvm_ioc_fence_time t {};
 	int r = -ENOTTY;
 
-	if (s.dev.version.caps & UVM_CAP_FENCE_TIME) {
+	if (dev.version.caps & UVM_CAP_FENCE_TIME) {
 		t.fence = fence;
-		r = s.dev.ioctl(UVM_IOC_FENCE_TIME, &t);
+		r = dev.ioctl(UVM_IOC_FENCE_TIME, &t);
 	}
 	if (r == -EAGAIN)
 		return r;
@@ -496,13 +496,13 @@ static int fence_completion_time(uint64_t fence, uint64_t *ns)
 		*ns = t.completed_ns;
 		return 0;
 	}
-	if (r != -ENOENT && s.fences.wait(s.dev, fence, true) == -EAGAIN)
+	if (r != -ENOENT && ctx_reg().fences.wait(dev, fence, true) == -EAGAIN)
 		return -EAGAIN;
 	*ns = monotonic_ns();
 	return 0;
 }
 
-/* Learn an event's time if its work is done: 0, or -EAGAIN.  State::mu held. */
+/* Learn an event's time if its work is done: 0, or -EAGAIN.  ContextRegistry::mu held. */
 static int event_time(Event *e)
 {
 	if (!e->timed) {
@@ -519,7 +519,7 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, bool ptds)
 
 	if (CUresult r = check_init())
 		return r;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Event *e = find_event(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -531,7 +531,7 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, bool ptds)
 	if (e->flags & CU_EVENT_DISABLE_TIMING)
 		return CUDA_SUCCESS;
 	/* Nothing left before it: the record's own time. */
-	if (!e->fence || !state().fences.wait(state().dev, e->fence, true)) {
+	if (!e->fence || !ctx_reg().fences.wait(driver(), e->fence, true)) {
 		e->time_ns = monotonic_ns();
 		e->timed = true;
 	}
@@ -550,7 +550,7 @@ extern "C" CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) noexcep
 
 static CUresult event_wait(CUevent hEvent, bool poll)
 {
-	State &s = state();
+	ContextRegistry &s = ctx_reg();
 	uint64_t fence;
 
 	if (CUresult r = check_init())
@@ -562,7 +562,7 @@ static CUresult event_wait(CUevent hEvent, bool poll)
 			return CUDA_ERROR_INVALID_HANDLE;
 		fence = e->fence;
 	}
-	int r = s.fences.wait(s.dev, fence, poll);
+	int r = s.fences.wait(driver(), fence, poll);
 	if (r == -EAGAIN)
 		return CUDA_ERROR_NOT_READY;
 	if (r)
@@ -599,7 +599,7 @@ extern "C" CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
 	return guard([&]() -> CUresult {
 		if (CUresult r = check_init())
 			return r;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(ctx_reg().mu);
 		Event *a = find_event(hStart), *b = find_event(hEnd);
 
 		if (!pMilliseconds || !a || !b || !a->recorded || !b->recorded ||
@@ -618,11 +618,11 @@ extern "C" CUresult cuEventDestroy_v2(CUevent hEvent) noexcept
 {
 	if (CUresult r = check_init())
 		return r;
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(ctx_reg().mu);
 	Event *e = find_event(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	state().known_events.erase(e);
+	ctx_reg().known_events.erase(e);
 	e->ctx->events.erase(e);
 	delete e;
 	return CUDA_SUCCESS;

@@ -34,10 +34,10 @@
  * Locking: Registry::mu protects the table of variables and is a leaf (a
  * variable found is a shared_ptr, used after the lock is dropped).
  * Var::create_mu serialises the making and freeing of one variable's
- * instances and is taken before State::mu: it is held across the initial
+ * instances and is taken before the domain locks: it is held across the initial
  * copy, which waits for its fence, so that threads using a variable first at
  * the same time make one instance.  Var::instances is protected by
- * State::mu.
+ * MemoryRegistry::mu (an instance is an allocation).
  */
 #include <cerrno>
 #include <memory>
@@ -45,7 +45,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "internal.h"
+#include "context.h"
+#include "copy.h"
+#include "device.h"
+#include "memory.h"
 #include "libuvm.h"
 
 namespace uvm {
@@ -63,9 +66,9 @@ struct Instance {
  * @size:	bytes
  * @flags:	UVM_VAR_*
  * @init:	the initial bytes
- * @create_mu:	serialises making and freeing instances; before State::mu
+ * @create_mu:	serialises making and freeing instances; before MemoryRegistry::mu
  * @dead:	unregistered (@create_mu)
- * @instances:	context -> instance (State::mu)
+ * @instances:	context -> instance (MemoryRegistry::mu)
  */
 struct Var {
 	std::string name;
@@ -106,7 +109,7 @@ std::shared_ptr<Var> find_var(const void *symbol)
  *
  * An instance whose allocation went with its context is forgotten.
  *
- * Context: State::mu held.
+ * Context: MemoryRegistry::mu held.
  * Return: its address, or 0.
  */
 uint64_t live_instance(Var &v, Context *ctx)
@@ -115,20 +118,20 @@ uint64_t live_instance(Var &v, Context *ctx)
 
 	if (it == v.instances.end())
 		return 0;
-	auto a = state().allocations.find(it->second.base);
-	if (a != state().allocations.end() && a->second.buffer_id == it->second.buffer_id)
+	auto a = mem_reg().allocations.find(it->second.base);
+	if (a != mem_reg().allocations.end() && a->second.buffer_id == it->second.buffer_id)
 		return it->second.base;
 	v.instances.erase(it);
 	return 0;
 }
 
 /* Free an allocation made for an instance, if it is still there.
- * State::mu held. */
+ * MemoryRegistry::mu held. */
 void drop_allocation(uint64_t base, uint64_t buffer_id)
 {
-	auto it = state().allocations.find(base);
+	auto it = mem_reg().allocations.find(base);
 
-	if (it != state().allocations.end() && it->second.buffer_id == buffer_id)
+	if (it != mem_reg().allocations.end() && it->second.buffer_id == buffer_id)
 		free_allocation(it);
 }
 
@@ -151,23 +154,23 @@ CUresult make_instance(Var &v, Context *ctx, uint64_t *out)
 	if (!driver_has_memory_api())
 		return CUDA_ERROR_NOT_SUPPORTED;
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if (int r = alloc_device(ctx->device, v.size, ctx, &in.base))
 			return r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
-		Allocation &a = state().allocations.at(in.base);
+		Allocation &a = mem_reg().allocations.at(in.base);
 		a.internal = true;
 		in.buffer_id = a.buffer_id;
 	}
 	CUresult r = runtime_memcpy(reinterpret_cast<void *>(in.base), v.init.data(), v.size,
 				    cudaMemcpyHostToDevice, nullptr, false, false);
-	std::lock_guard<std::mutex> lock(state().mu);
+	std::lock_guard<std::mutex> lock(mem_reg().mu);
 	if (r) {
 		drop_allocation(in.base, in.buffer_id);
 		return r;
 	}
 	/* A reset of the context meanwhile took the allocation with it. */
-	auto a = state().allocations.find(in.base);
-	if (a == state().allocations.end() || a->second.buffer_id != in.buffer_id)
+	auto a = mem_reg().allocations.find(in.base);
+	if (a == mem_reg().allocations.end() || a->second.buffer_id != in.buffer_id)
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	v.instances[ctx] = in;
 	*out = in.base;
@@ -191,7 +194,7 @@ CUresult instance_of(Var &v, uint64_t *out)
 	if (CUresult r = current_context(&ctx))
 		return r;
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if ((*out = live_instance(v, ctx)))
 			return CUDA_SUCCESS;
 	}
@@ -199,7 +202,7 @@ CUresult instance_of(Var &v, uint64_t *out)
 	if (v.dead)
 		return static_cast<CUresult>(cudaErrorInvalidSymbol);
 	{
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		if ((*out = live_instance(v, ctx)))
 			return CUDA_SUCCESS;
 	}
@@ -276,7 +279,7 @@ extern "C" CUresult uvmRegisterVar(const void *hostVar, const char *deviceName, 
 {
 	return guard([&]() -> CUresult {
 		/* A fork child never takes the library's locks. */
-		if (state().forked.load())
+		if (dev_state().forked.load())
 			return CUDA_ERROR_NOT_INITIALIZED;
 		if (!hostVar || !deviceName || !size || (flags & ~UVM_VAR_CONSTANT))
 			return CUDA_ERROR_INVALID_VALUE;
@@ -299,7 +302,7 @@ extern "C" CUresult uvmUnregisterVar(const void *hostVar) noexcept
 	return guard([&]() -> CUresult {
 		std::shared_ptr<Var> v;
 
-		if (state().forked.load())
+		if (dev_state().forked.load())
 			return CUDA_ERROR_NOT_INITIALIZED;
 		{
 			Registry &reg = registry();
@@ -313,13 +316,13 @@ extern "C" CUresult uvmUnregisterVar(const void *hostVar) noexcept
 		std::lock_guard<std::mutex> create(v->create_mu);
 		v->dead = true;
 		{
-			std::lock_guard<std::mutex> lock(state().mu);
+			std::lock_guard<std::mutex> lock(mem_reg().mu);
 			if (v->instances.empty())
 				return CUDA_SUCCESS;
 		}
 		/* Queued work on the instances finishes first, as for cuMemFree. */
 		wait_all();
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(mem_reg().mu);
 		for (const auto &[ctx, in] : v->instances)
 			drop_allocation(in.base, in.buffer_id);
 		v->instances.clear();

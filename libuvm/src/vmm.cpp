@@ -34,18 +34,28 @@
 #include <cerrno>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "context.h"
+#include "device.h"
+#include "memory.h"
+#include "vmm.h"
 
 namespace uvm {
 
+VmmRegistry &vmm_reg()
+{
+	/* Never destroyed: other libraries' destructors may still call us. */
+	static VmmRegistry *r = new VmmRegistry;
+	return *r;
+}
+
 bool driver_has_vmm()
 {
-	return state().dev.version.caps & UVM_CAP_VMM;
+	return driver().version.caps & UVM_CAP_VMM;
 }
 
 Reservation *find_reservation(uint64_t ptr, uint64_t *base)
 {
-	auto &t = state().reservations;
+	auto &t = vmm_reg().reservations;
 	auto it = t.upper_bound(ptr);
 
 	if (it == t.begin())
@@ -61,7 +71,7 @@ int vmm_query(uint64_t ptr, struct uvm_ioc_mem_query *q)
 {
 	*q = {};
 	q->address = ptr;
-	return state().dev.ioctl(UVM_IOC_MEM_QUERY, q);
+	return driver().ioctl(UVM_IOC_MEM_QUERY, q);
 }
 
 int current_device()
@@ -91,7 +101,7 @@ uint32_t vmm_access(const Allocation &a, int proc)
  * holding @ptr; BUFFER_ID is the mapping's, MEMORY_BLOCK_ID the physical
  * allocation's (shared by every mapping of it).
  *
- * Context: State::mu held.
+ * Context: VmmRegistry::mu held.
  * Return: true when @ptr lies in a mapping of a reservation of libuvm.
  */
 bool vmm_describe(uint64_t ptr, Allocation *out)
@@ -103,12 +113,12 @@ bool vmm_describe(uint64_t ptr, Allocation *out)
 	if (!find_reservation(ptr, &rbase))
 		return false;
 	info.address = ptr;
-	if (state().dev.ioctl(UVM_IOC_POINTER_INFO, &info) || !(info.flags & UVM_POINTER_VMM))
+	if (driver().ioctl(UVM_IOC_POINTER_INFO, &info) || !(info.flags & UVM_POINTER_VMM))
 		return false;
 	if (vmm_query(ptr, &q) || !q.mapping_size)
 		return false;
-	auto h = state().vmm_handles.find(q.handle);
-	const bool imported = h != state().vmm_handles.end() && h->second.imported;
+	auto h = vmm_reg().vmm_handles.find(q.handle);
+	const bool imported = h != vmm_reg().vmm_handles.end() && h->second.imported;
 
 	out->kind = Kind::vmm;
 	out->base = q.mapping_start;
@@ -213,12 +223,12 @@ uint64_t default_alignment(uint64_t size)
  * @hint:	the caller's wish (aligned), or 0
  * @out:	the address
  *
- * Context: State::mu held.
+ * Context: VmmRegistry::mu held.
  * Return: 0 or -errno.
  */
 int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
 {
-	const int fd = state().dev.fd();
+	const int fd = driver().fd();
 	const off_t off = static_cast<off_t>(UVM_MMAP_RESERVE);
 
 	if (hint) {
@@ -266,7 +276,7 @@ int reserve(uint64_t size, uint64_t align, uint64_t hint, uint64_t *out)
  * and of mapped memory only ("vmm.setaccess.hole"); the uvm driver would
  * change any granules.  One UVM_IOC_MEM_QUERY per mapping.
  *
- * Context: State::mu held.
+ * Context: VmmRegistry::mu held.
  * Return: true if so.
  */
 bool whole_mappings(uint64_t ptr, uint64_t end, bool *gpu_memory)
@@ -354,14 +364,14 @@ size_t first_host(const std::vector<struct uvm_mem_access> &acc)
 }
 
 /* Forget a handle's flags once the driver has no such handle any more.
- * State::mu held. */
+ * VmmRegistry::mu held. */
 void forget_handle_if_gone(uint64_t handle)
 {
 	struct uvm_ioc_mem_props p {};
 
 	p.handle = handle;
-	if (state().dev.ioctl(UVM_IOC_MEM_PROPS, &p) == -ENOENT)
-		state().vmm_handles.erase(handle);
+	if (driver().ioctl(UVM_IOC_MEM_PROPS, &p) == -ENOENT)
+		vmm_reg().vmm_handles.erase(handle);
 }
 
 /* The initialisation and driver checks every call starts with. */
@@ -383,7 +393,7 @@ CUresult check_vmm()
  * A tile pool cannot be mapped by cuMemMap; libuvm maps it here once, and
  * the tiles of sparse arrays are copied to and from through this mapping.
  *
- * Context: State::mu held.
+ * Context: VmmRegistry::mu held.
  * Return: 0 or -errno, nothing left behind.
  */
 int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TilePool> *out)
@@ -395,7 +405,7 @@ int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TileP
 
 	if (int r = reserve(size, default_alignment(size), 0, &va))
 		return r;
-	state().reservations[va].size = size;
+	vmm_reg().reservations[va].size = size;
 	auto pool = std::make_shared<TilePool>();
 	pool->va = va;
 	pool->size = size;
@@ -403,7 +413,7 @@ int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TileP
 	m.address = va;
 	m.size = size;
 	m.handle = handle;
-	if (int r = state().dev.ioctl(UVM_IOC_MEM_MAP, &m))
+	if (int r = driver().ioctl(UVM_IOC_MEM_MAP, &m))
 		return r;	/* ~TilePool() unreserves */
 	for (int g = 0; valid_device(g) && acc.size() < UVM_MEM_MAX_ACCESS_DESCS; g++) {
 		struct uvm_mem_access d {};
@@ -419,7 +429,7 @@ int map_tile_pool(uint64_t handle, uint64_t size, int gpu, std::shared_ptr<TileP
 	a.size = size;
 	a.descs_ptr = reinterpret_cast<uintptr_t>(acc.data());
 	a.count = static_cast<__u32>(acc.size());
-	if (int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a))
+	if (int r = driver().ioctl(UVM_IOC_MEM_SET_ACCESS, &a))
 		return r;
 	*out = std::move(pool);
 	return 0;
@@ -440,19 +450,19 @@ TilePool::~TilePool()
 
 		u.address = va;
 		u.size = q.mapping_size;
-		state().dev.ioctl(UVM_IOC_MEM_UNMAP, &u);
+		driver().ioctl(UVM_IOC_MEM_UNMAP, &u);
 	}
 	if (find_reservation(va, &base)) {
-		::munmap(reinterpret_cast<void *>(base), state().reservations[base].size);
-		state().reservations.erase(base);
+		::munmap(reinterpret_cast<void *>(base), vmm_reg().reservations[base].size);
+		vmm_reg().reservations.erase(base);
 	}
 }
 
 std::shared_ptr<TilePool> find_tile_pool(uint64_t handle)
 {
-	auto it = state().vmm_handles.find(handle);
+	auto it = vmm_reg().vmm_handles.find(handle);
 
-	if (it == state().vmm_handles.end())
+	if (it == vmm_reg().vmm_handles.end())
 		return nullptr;
 	return it->second.pool;
 }
@@ -477,10 +487,10 @@ extern "C" CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t al
 			return CUDA_ERROR_INVALID_VALUE;
 		uint64_t base = 0;
 
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		if (int r = reserve(size, align, addr, &base))
 			return r == -ENOMEM || r == -EINVAL ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
-		state().reservations[base].size = size;
+		vmm_reg().reservations[base].size = size;
 		*ptr = base;
 		return CUDA_SUCCESS;
 	});
@@ -496,7 +506,7 @@ extern "C" CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) noexcept
 			return r;
 		if (!ptr || !size)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		Reservation *res = find_reservation(ptr, &base);
 		/* Exactly one reservation, as the driver has it. */
 		if (!res || vmm_query(ptr, &q) || q.reservation_start != ptr ||
@@ -507,7 +517,7 @@ extern "C" CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) noexcept
 			return CUDA_ERROR_INVALID_VALUE;
 		if (::munmap(reinterpret_cast<void *>(ptr), size))
 			return from_errno(-errno);
-		state().reservations.erase(base);
+		vmm_reg().reservations.erase(base);
 		return CUDA_SUCCESS;
 	});
 }
@@ -528,8 +538,8 @@ extern "C" CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 		 * may be a tile pool ("sp.pool.*"). */
 		const bool tile_pool = prop->allocFlags.usage & CU_MEM_CREATE_USAGE_TILE_POOL;
 		c.size = size;
-		std::lock_guard<std::mutex> lock(state().mu);
-		if (int r = state().dev.ioctl(UVM_IOC_MEM_CREATE, &c))
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
+		if (int r = driver().ioctl(UVM_IOC_MEM_CREATE, &c))
 			return r == -ENODEV && c.location.type != UVM_LOCATION_GPU ?
 				       CUDA_ERROR_INVALID_VALUE : from_errno(r);
 		std::shared_ptr<TilePool> pool;
@@ -541,11 +551,11 @@ extern "C" CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 				struct uvm_ioc_mem_release rel {};
 
 				rel.handle = c.handle;
-				state().dev.ioctl(UVM_IOC_MEM_RELEASE, &rel);
+				driver().ioctl(UVM_IOC_MEM_RELEASE, &rel);
 				return r == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : from_errno(r);
 			}
 		}
-		VmmHandle &h = state().vmm_handles[c.handle];
+		VmmHandle &h = vmm_reg().vmm_handles[c.handle];
 		h = {};
 		h.compression = prop->allocFlags.compressionType;
 		h.rdma = prop->allocFlags.gpuDirectRDMACapable;
@@ -563,8 +573,8 @@ extern "C" CUresult cuMemRelease(CUmemGenericAllocationHandle handle) noexcept
 		if (CUresult r = check_vmm())
 			return r;
 		rel.handle = handle;
-		std::lock_guard<std::mutex> lock(state().mu);
-		if (int r = state().dev.ioctl(UVM_IOC_MEM_RELEASE, &rel))
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
+		if (int r = driver().ioctl(UVM_IOC_MEM_RELEASE, &rel))
 			return r == -ENOENT ? CUDA_ERROR_INVALID_VALUE : from_errno(r);
 		forget_handle_if_gone(handle);
 		return CUDA_SUCCESS;
@@ -583,9 +593,9 @@ extern "C" CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			return r;
 		if (!size || flags)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		p.handle = handle;
-		if (state().dev.ioctl(UVM_IOC_MEM_PROPS, &p))
+		if (driver().ioctl(UVM_IOC_MEM_PROPS, &p))
 			return CUDA_ERROR_INVALID_VALUE;
 		/* Whole allocations only ("vmm.map.partial", "offset2m"). */
 		if (offset || size != p.size)
@@ -598,7 +608,7 @@ extern "C" CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		m.address = ptr;
 		m.size = size;
 		m.handle = handle;
-		int r = state().dev.ioctl(UVM_IOC_MEM_MAP, &m);
+		int r = driver().ioctl(UVM_IOC_MEM_MAP, &m);
 		if (r)
 			return r == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
 		return CUDA_SUCCESS;
@@ -621,12 +631,12 @@ extern "C" CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) noexcept
 			return CUDA_ERROR_INVALID_VALUE;
 		/* Queued copies into the range finish first, as cuMemFree's. */
 		wait_all();
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		if (!find_reservation(ptr, &base))
 			return CUDA_ERROR_INVALID_VALUE;
 		u.address = ptr;
 		u.size = size;
-		int r = state().dev.ioctl(UVM_IOC_MEM_UNMAP, &u);
+		int r = driver().ioctl(UVM_IOC_MEM_UNMAP, &u);
 		/* Nothing mapped there is no error ("vmm.unmap.hole", "twice"). */
 		return r && r != -ENOENT ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 	});
@@ -646,7 +656,7 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 			return CUDA_ERROR_INVALID_VALUE;
 		if (CUresult r = to_access(desc, count, &acc, &host))
 			return r;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		if (ptr + size < ptr || !whole_mappings(ptr, ptr + size, &gpu_memory))
 			return CUDA_ERROR_INVALID_VALUE;
 		/* The host has no access to GPU memory ("vmm.setaccess.host";
@@ -663,7 +673,7 @@ extern "C" CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 		a.size = size;
 		a.descs_ptr = reinterpret_cast<uintptr_t>(acc.data());
 		a.count = static_cast<__u32>(count);
-		int r = state().dev.ioctl(UVM_IOC_MEM_SET_ACCESS, &a);
+		int r = driver().ioctl(UVM_IOC_MEM_SET_ACCESS, &a);
 		if (r)
 			return r == -ENODEV || r == -EINVAL ? CUDA_ERROR_INVALID_VALUE :
 			       r == -EOPNOTSUPP		    ? CUDA_ERROR_NOT_SUPPORTED :
@@ -686,7 +696,7 @@ extern "C" CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocatio
 		const int proc = accessor(*location);
 		if (proc < 0)
 			return CUDA_ERROR_INVALID_DEVICE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		DomainLock lock(kMemoryDomain | kVmmDomain);
 		/* Other memory of CUDA: no access of this kind
 		 * ("vmm.getaccess.memalloc", "managed"). */
 		if (find_allocation(ptr)) {
@@ -735,12 +745,12 @@ extern "C" CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *
 		if (!prop)
 			return CUDA_ERROR_INVALID_VALUE;
 		p.handle = handle;
-		std::lock_guard<std::mutex> lock(state().mu);
-		if (state().dev.ioctl(UVM_IOC_MEM_PROPS, &p))
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
+		if (driver().ioctl(UVM_IOC_MEM_PROPS, &p))
 			return CUDA_ERROR_INVALID_VALUE;
 		VmmHandle h;
-		auto it = state().vmm_handles.find(handle);
-		if (it != state().vmm_handles.end())
+		auto it = vmm_reg().vmm_handles.find(handle);
+		if (it != vmm_reg().vmm_handles.end())
 			h = it->second;
 		*prop = {};
 		prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -754,7 +764,7 @@ extern "C" CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *
 			/* Host memory is on a node ("vmm.create.host.props"). */
 			prop->location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
 			prop->location.id = p.location.type == UVM_LOCATION_HOST_NUMA ?
-					    p.location.id : state().numa_nodes.front();
+					    p.location.id : dev_state().numa_nodes.front();
 		}
 		prop->allocFlags.compressionType = h.compression;
 		prop->allocFlags.gpuDirectRDMACapable = h.rdma;
@@ -774,14 +784,14 @@ extern "C" CUresult cuMemExportToShareableHandle(void *shareableHandle,
 			return r;
 		if (!shareableHandle || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
 			return CUDA_ERROR_INVALID_VALUE;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		/* An import is not exported again ("vmm.import.fd.reexport"). */
-		auto it = state().vmm_handles.find(handle);
-		if (it != state().vmm_handles.end() && it->second.imported)
+		auto it = vmm_reg().vmm_handles.find(handle);
+		if (it != vmm_reg().vmm_handles.end() && it->second.imported)
 			return CUDA_ERROR_INVALID_VALUE;
 		e.handle = handle;
 		e.handle_type = UVM_MEM_HANDLE_FD;
-		if (int r = state().dev.ioctl(UVM_IOC_MEM_EXPORT, &e))
+		if (int r = driver().ioctl(UVM_IOC_MEM_EXPORT, &e))
 			return r == -EMFILE || r == -ENFILE ? CUDA_ERROR_OUT_OF_MEMORY :
 			       r == -ENOMEM		    ? CUDA_ERROR_OUT_OF_MEMORY :
 							      CUDA_ERROR_INVALID_VALUE;
@@ -808,13 +818,13 @@ extern "C" CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
 		if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
 			return CUDA_ERROR_INVALID_VALUE;
 		im.fd = static_cast<__s32>(reinterpret_cast<uintptr_t>(osHandle));
-		std::lock_guard<std::mutex> lock(state().mu);
-		if (int r = state().dev.ioctl(UVM_IOC_MEM_IMPORT, &im))
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
+		if (int r = driver().ioctl(UVM_IOC_MEM_IMPORT, &im))
 			/* Any descriptor that is no exported allocation
 			 * ("vmm.import.badfd.*"). */
 			return r == -ENOMEM || r == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY :
 							      CUDA_ERROR_UNKNOWN;
-		VmmHandle &h = state().vmm_handles[im.handle];
+		VmmHandle &h = vmm_reg().vmm_handles[im.handle];
 		h = {};
 		h.imported = true;
 		*handle = im.handle;
@@ -835,10 +845,10 @@ extern "C" CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *ha
 			return CUDA_ERROR_INVALID_VALUE;
 		q.address = reinterpret_cast<uintptr_t>(addr);
 		q.flags = UVM_MEM_QUERY_RETAIN;
-		std::lock_guard<std::mutex> lock(state().mu);
+		std::lock_guard<std::mutex> lock(vmm_reg().mu);
 		if (!find_reservation(q.address, &base))
 			return CUDA_ERROR_INVALID_VALUE;
-		if (int r = state().dev.ioctl(UVM_IOC_MEM_QUERY, &q))
+		if (int r = driver().ioctl(UVM_IOC_MEM_QUERY, &q))
 			return r == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
 		*handle = q.handle;
 		return CUDA_SUCCESS;
