@@ -135,17 +135,8 @@ TEST_F(netlink, get_gpus)
 		ASSERT_NE(0, x->event_access);
 		/* Nothing runs: the counters equal their sysfs files. */
 		for (i = 0; i < UVM_NL_GPU_COUNTER_COUNT; i++) {
-			static const char *const names[] = {
-				"faults", "faults_duplicate", "fault_batches", "replays",
-				"fatal_faults", "fault_overflows", "pages_in", "pages_out",
-				"evictions", "faults_flushed", "fault_fetch_ns",
-				"fault_coalesce_ns", "fault_service_ns", "fault_replay_ns",
-				"access_notifications", "maps_2m", "maps_64k", "pte_splits",
-				"fault_batches_parallel", "fault_groups_helped",
-				"fault_groups_deferred",
-			};
-
-			snprintf(path, sizeof(path), UVM_SYSFS_GPU_FMT, g, names[i]);
+			snprintf(path, sizeof(path), UVM_SYSFS_GPU_FMT, g,
+				 uvm_gpu_counter_name(i));
 			f = fopen(path, "re");
 			ASSERT_NE(NULL, f) TH_LOG("%s", path);
 			ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));

@@ -5,7 +5,8 @@
  * The summary lists every GPU and this process holding its vidmem; ps shows
  * this process with the counters GET_COUNTERS reports; top prints the
  * number of frames asked for; events prints the workload's batches and
- * migrations with counts equal to the counters; residency draws the map of
+ * migrations with counts equal to the counters, their processors by name
+ * (src=cpu dst=gpu0); residency draws the map of
  * pages the workload placed and their totals; errors and bad usage end
  * with statuses 1 and 2.  Text and JSON output both.
  */
@@ -113,6 +114,24 @@ static uint64_t json_num(const char *s, const char *key)
 	return p ? strtoull(p + strlen(k), NULL, 10) : UINT64_MAX;
 }
 
+/* The string value of "key" in @s into @out (empty when absent). */
+static void json_str(const char *s, const char *key, char *out, size_t len)
+{
+	char k[64];
+	const char *p, *e;
+
+	snprintf(k, sizeof(k), "\"%s\": \"", key);
+	p = strstr(s, k);
+	e = p ? strchr(p + strlen(k), '"') : NULL;
+	if (!e || (size_t)(e - p - strlen(k)) >= len) {
+		*out = 0;
+		return;
+	}
+	p += strlen(k);
+	memcpy(out, p, e - p);
+	out[e - p] = 0;
+}
+
 static unsigned int count_of(const char *s, const char *what)
 {
 	unsigned int n = 0;
@@ -163,9 +182,9 @@ TEST_F(smi, ps)
 	ASSERT_NE(NULL, strstr(out, want));
 	snprintf(want, sizeof(want), "\"comm\": \"%s\"", self->comm);
 	ASSERT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
-	ASSERT_EQ(c.c[UVM_COUNTER_GPU_FAULTS], json_num(out, "gpu_faults"));
-	ASSERT_EQ(c.c[UVM_COUNTER_PAGES_H2D], json_num(out, "pages_h2d"));
-	ASSERT_EQ(c.c[UVM_COUNTER_PAGES_D2H], json_num(out, "pages_d2h"));
+	ASSERT_EQ(c.c[UVM_COUNTER_GPU_FAULTS], json_num(out, uvm_counter_name(UVM_COUNTER_GPU_FAULTS)));
+	ASSERT_EQ(c.c[UVM_COUNTER_PAGES_H2D], json_num(out, uvm_counter_name(UVM_COUNTER_PAGES_H2D)));
+	ASSERT_EQ(c.c[UVM_COUNTER_PAGES_D2H], json_num(out, uvm_counter_name(UVM_COUNTER_PAGES_D2H)));
 	free(out);
 
 	ASSERT_EQ(0, run("ps", &out));
@@ -207,7 +226,8 @@ static void tally_events(const char *out, int pid, struct ev_tally *t)
 		char line[2048];
 		const char *e = strchr(l, '\n');
 		size_t n = e ? (size_t)(e - l) : strlen(l);
-		uint64_t src, dst, pages;
+		char src[UVM_PROCESSOR_NAME_MAX], dst[UVM_PROCESSOR_NAME_MAX], cpu[8];
+		uint64_t pages;
 
 		if (n >= sizeof(line) || strncmp(l, "{\"event\"", 8))
 			continue;
@@ -221,12 +241,13 @@ static void tally_events(const char *out, int pid, struct ev_tally *t)
 			t->dups += json_num(line, "duplicates");
 			t->batches += !!strstr(line, "\"fault_batch\"");
 		} else if (strstr(line, "\"migration\"")) {
-			src = json_num(line, "src");
-			dst = json_num(line, "dst");
+			json_str(line, "src", src, sizeof(src));
+			json_str(line, "dst", dst, sizeof(dst));
+			uvm_processor_name(UVM_PROCESSOR_CPU, cpu);
 			pages = json_num(line, "pages");
-			if (src == 0)
+			if (!strcmp(src, cpu))
 				t->h2d += pages;
-			else if (dst == 0)
+			else if (!strcmp(dst, cpu))
 				t->d2h += pages;
 			else
 				t->d2d += pages;
@@ -279,6 +300,30 @@ TEST_F(smi, events)
 	/* Text: one line per event. */
 	ASSERT_EQ(0, run("events -n 1 -t 3 --pid 1", &out));
 	ASSERT_NE(NULL, strstr(out, "listening"));
+	free(out);
+
+	/*
+	 * Processors by name: the workload again moves page 0 from the CPU to
+	 * GPU 0 and the last quarter from GPU 1 to the CPU.
+	 */
+	out = malloc(cap);
+	ASSERT_NE(NULL, out);
+	snprintf(cmd, sizeof(cmd), "%s events --pid %d -t 4 2>&1", UVM_SMI, getpid());
+	fflush(NULL);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(out, cap, f));
+	ASSERT_NE(NULL, strstr(out, "listening")) TH_LOG("%s", out);
+	ASSERT_EQ(0, workload(&self->dev, self->p, self->len));
+	n = 0;
+	while ((r = fread(out + n, 1, cap - n - 1, f)) > 0)
+		n += r;
+	out[n] = 0;
+	st = pclose(f);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_NE(NULL, strstr(out, " src=cpu dst=gpu0 ")) TH_LOG("%s", out);
+	ASSERT_NE(NULL, strstr(out, " src=gpu1 dst=cpu ")) TH_LOG("%s", out);
 	free(out);
 }
 

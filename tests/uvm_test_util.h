@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "uvm.h"
+#include "uvm_names.h"
 #include "uvm_test.h"
 
 #define UVM_DEV_PATH		"/dev/uvm"
@@ -184,40 +185,6 @@ static inline struct uvm_counters uvm_counters_delta(const struct uvm_counters *
 	for (i = 0; i < UVM_COUNTER_COUNT; i++)
 		d.c[i] = after->c[i] - before->c[i];
 	return d;
-}
-
-static inline const char *uvm_counter_name(unsigned int i)
-{
-	static const char *const names[UVM_COUNTER_COUNT] = {
-		[UVM_COUNTER_GPU_FAULTS] = "gpu_faults",
-		[UVM_COUNTER_GPU_FAULTS_DUP] = "gpu_faults_dup",
-		[UVM_COUNTER_GPU_FAULT_BATCHES] = "gpu_fault_batches",
-		[UVM_COUNTER_GPU_REPLAYS] = "gpu_replays",
-		[UVM_COUNTER_GPU_FATAL_FAULTS] = "gpu_fatal_faults",
-		[UVM_COUNTER_CPU_FAULTS] = "cpu_faults",
-		[UVM_COUNTER_PAGES_H2D] = "pages_h2d",
-		[UVM_COUNTER_PAGES_D2H] = "pages_d2h",
-		[UVM_COUNTER_PAGES_D2D] = "pages_d2d",
-		[UVM_COUNTER_BYTES_H2D] = "bytes_h2d",
-		[UVM_COUNTER_BYTES_D2H] = "bytes_d2h",
-		[UVM_COUNTER_BYTES_D2D] = "bytes_d2d",
-		[UVM_COUNTER_PAGES_POPULATED_CPU] = "pages_populated_cpu",
-		[UVM_COUNTER_PAGES_POPULATED_GPU] = "pages_populated_gpu",
-		[UVM_COUNTER_GPU_PAGES_MAPPED] = "gpu_pages_mapped",
-		[UVM_COUNTER_GPU_PAGES_UNMAPPED] = "gpu_pages_unmapped",
-		[UVM_COUNTER_CPU_PAGES_UNMAPPED] = "cpu_pages_unmapped",
-		[UVM_COUNTER_PAGES_DUPLICATED] = "pages_duplicated",
-		[UVM_COUNTER_PAGES_DISCARDED] = "pages_discarded",
-		[UVM_COUNTER_PAGES_PREFETCHED] = "pages_prefetched",
-		[UVM_COUNTER_PAGES_EVICTED] = "pages_evicted",
-		[UVM_COUNTER_PAGES_FAULT_PREFETCHED] = "pages_fault_prefetched",
-		[UVM_COUNTER_THRASHING_DETECTED] = "thrashing_detected",
-		[UVM_COUNTER_THRASHING_PINNED] = "thrashing_pinned",
-		[UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS] = "access_counter_migrations",
-		[UVM_COUNTER_THRASHING_THROTTLED] = "thrashing_throttled",
-	};
-
-	return i < UVM_COUNTER_COUNT && names[i] ? names[i] : "?";
 }
 
 /* Print a counter delta as TAP diagnostics (used when an assertion fails). */

@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "uvm.h"
+#include "uvm_names.h"
 #include "uvm_test.h"
 
 #define MIB		(1ULL << 20)
@@ -1134,12 +1135,14 @@ static void line4(void)
 /* ------------------------------------------------------------------------ */
 /* Line 5: sparse faults in full batches */
 
-static const char *const stage_files[] = {
-	"fault_fetch_ns", "fault_coalesce_ns", "fault_service_ns", "fault_replay_ns",
-	"faults", "faults_duplicate", "fault_batches", "replays",
+/* The GPU counters read (their sysfs files, by uvm_gpu_counter_name()). */
+static const unsigned int stage_counters[] = {
+	UVM_NL_GPU_FAULT_FETCH_NS, UVM_NL_GPU_FAULT_COALESCE_NS, UVM_NL_GPU_FAULT_SERVICE_NS,
+	UVM_NL_GPU_FAULT_REPLAY_NS, UVM_NL_GPU_FAULTS, UVM_NL_GPU_FAULTS_DUPLICATE,
+	UVM_NL_GPU_FAULT_BATCHES, UVM_NL_GPU_REPLAYS,
 };
 
-#define NSYS ((int)(sizeof(stage_files) / sizeof(stage_files[0])))
+#define NSYS ((int)(sizeof(stage_counters) / sizeof(stage_counters[0])))
 #define S_FAULTS	4
 #define S_DUP		5
 #define S_BATCHES	6
@@ -1153,11 +1156,11 @@ static double sparse_round(uint8_t *p, uint32_t nb, uint64_t *d)
 	int k;
 
 	for (k = 0; k < NSYS; k++)
-		s0[k] = gpu_sysfs(stage_files[k]);
+		s0[k] = gpu_sysfs(uvm_gpu_counter_name(stage_counters[k]));
 	t = timed_launch(nb, op_read(p, (uint64_t)(nb - 1) * BLOCK + 8, BLOCK, 8,
 				     UVM_TEST_ORDER_SEQUENTIAL, 0), "sparse faults");
 	for (k = 0; k < NSYS; k++)
-		d[k] = gpu_sysfs(stage_files[k]) - s0[k];
+		d[k] = gpu_sysfs(uvm_gpu_counter_name(stage_counters[k])) - s0[k];
 	return t;
 }
 

@@ -34,49 +34,11 @@
 #include <netlink/netlink.h>
 
 #include "uvm.h"
+#include "uvm_names.h"
 #include "uvm_netlink.h"
 
 #define MIB		(1024.0 * 1024.0)
 #define MAX_VS		4096
-
-/* Names of the VA space counters (UVM_COUNTER_*), as in the tests. */
-static const char *const counter_names[UVM_COUNTER_COUNT] = {
-	[UVM_COUNTER_GPU_FAULTS] = "gpu_faults",
-	[UVM_COUNTER_GPU_FAULTS_DUP] = "gpu_faults_dup",
-	[UVM_COUNTER_GPU_FAULT_BATCHES] = "gpu_fault_batches",
-	[UVM_COUNTER_GPU_REPLAYS] = "gpu_replays",
-	[UVM_COUNTER_GPU_FATAL_FAULTS] = "gpu_fatal_faults",
-	[UVM_COUNTER_CPU_FAULTS] = "cpu_faults",
-	[UVM_COUNTER_PAGES_H2D] = "pages_h2d",
-	[UVM_COUNTER_PAGES_D2H] = "pages_d2h",
-	[UVM_COUNTER_PAGES_D2D] = "pages_d2d",
-	[UVM_COUNTER_BYTES_H2D] = "bytes_h2d",
-	[UVM_COUNTER_BYTES_D2H] = "bytes_d2h",
-	[UVM_COUNTER_BYTES_D2D] = "bytes_d2d",
-	[UVM_COUNTER_PAGES_POPULATED_CPU] = "pages_populated_cpu",
-	[UVM_COUNTER_PAGES_POPULATED_GPU] = "pages_populated_gpu",
-	[UVM_COUNTER_GPU_PAGES_MAPPED] = "gpu_pages_mapped",
-	[UVM_COUNTER_GPU_PAGES_UNMAPPED] = "gpu_pages_unmapped",
-	[UVM_COUNTER_CPU_PAGES_UNMAPPED] = "cpu_pages_unmapped",
-	[UVM_COUNTER_PAGES_DUPLICATED] = "pages_duplicated",
-	[UVM_COUNTER_PAGES_DISCARDED] = "pages_discarded",
-	[UVM_COUNTER_PAGES_PREFETCHED] = "pages_prefetched",
-	[UVM_COUNTER_PAGES_EVICTED] = "pages_evicted",
-	[UVM_COUNTER_PAGES_FAULT_PREFETCHED] = "pages_fault_prefetched",
-	[UVM_COUNTER_THRASHING_DETECTED] = "thrashing_detected",
-	[UVM_COUNTER_THRASHING_PINNED] = "thrashing_pinned",
-	[UVM_COUNTER_ACCESS_COUNTER_MIGRATIONS] = "access_counter_migrations",
-	[UVM_COUNTER_THRASHING_THROTTLED] = "thrashing_throttled",
-};
-
-/* Names of the GPU counters (UVM_NL_GPU_*), as their sysfs files. */
-static const char *const gpu_counter_names[UVM_NL_GPU_COUNTER_COUNT] = {
-	"faults", "faults_duplicate", "fault_batches", "replays", "fatal_faults",
-	"fault_overflows", "pages_in", "pages_out", "evictions", "faults_flushed",
-	"fault_fetch_ns", "fault_coalesce_ns", "fault_service_ns", "fault_replay_ns",
-	"access_notifications", "maps_2m", "maps_64k", "pte_splits",
-	"fault_batches_parallel", "fault_groups_helped", "fault_groups_deferred",
-};
 
 static const char *const event_names[] = {
 	[UVM_NL_EVENT_FAULT_BATCH] = "fault_batch",
@@ -360,7 +322,7 @@ static void json_vs(const struct vs *v, uint32_t ngpus)
 		printf("%s%" PRIu64, i ? ", " : "", v->vidmem[i]);
 	printf("], \"counters\": {");
 	for (i = 0; i < UVM_COUNTER_COUNT; i++)
-		printf("%s\"%s\": %" PRIu64, i ? ", " : "", counter_names[i], v->counters[i]);
+		printf("%s\"%s\": %" PRIu64, i ? ", " : "", uvm_counter_name(i), v->counters[i]);
 	printf("}}");
 }
 
@@ -387,7 +349,7 @@ static int cmd_summary(void)
 			       ", \"counters\": {", p->vidmem_size, p->vidmem_used);
 			for (i = 0; i < UVM_NL_GPU_COUNTER_COUNT; i++)
 				printf("%s\"%s\": %" PRIu64, i ? ", " : "",
-				       gpu_counter_names[i], p->counters[i]);
+				       uvm_gpu_counter_name(i), p->counters[i]);
 			printf("}, \"processes\": [");
 			for (any = false, i = 0; i < st.nvs; i++) {
 				if (!st.vs[i].vidmem[g])
@@ -628,8 +590,6 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		case UVM_NL_A_VA_SPACE: name = "va_space"; break;
 		case UVM_NL_A_PID: name = "pid"; break;
 		case UVM_NL_A_UID: name = "uid"; break;
-		case UVM_NL_A_SRC: name = "src"; break;
-		case UVM_NL_A_DST: name = "dst"; break;
 		case UVM_NL_A_NPAGES: name = "pages"; break;
 		case UVM_NL_A_BYTES: name = "bytes"; break;
 		case UVM_NL_A_FAULTS: name = "faults"; break;
@@ -642,6 +602,13 @@ static int event_cb(struct nl_msg *msg, void *arg)
 			uint64_t v = nla_len(tb[a]) == 8 ? nla_get_u64(tb[a]) : nla_get_u32(tb[a]);
 
 			snprintf(val, sizeof(val), "%" PRIu64, v);
+		} else if (a == UVM_NL_A_SRC || a == UVM_NL_A_DST) {
+			char proc[UVM_PROCESSOR_NAME_MAX];
+
+			/* processor ids as names: src=cpu dst=gpu1 */
+			name = a == UVM_NL_A_SRC ? "src" : "dst";
+			uvm_processor_name(nla_get_u32(tb[a]), proc);
+			snprintf(val, sizeof(val), json ? "\"%s\"" : "%s", proc);
 		} else if (a == UVM_NL_A_ADDRESS) {
 			name = "address";
 			snprintf(val, sizeof(val), json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64,
@@ -677,7 +644,7 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		get_nested(tb[UVM_NL_A_COUNTERS], c, UVM_COUNTER_COUNT);
 		printf(", \"counters\": {");
 		for (i = 0; i < UVM_COUNTER_COUNT; i++)
-			printf("%s\"%s\": %" PRIu64, i ? ", " : "", counter_names[i], c[i]);
+			printf("%s\"%s\": %" PRIu64, i ? ", " : "", uvm_counter_name(i), c[i]);
 		printf("}");
 	}
 	printf(json ? "}\n" : "\n");
@@ -801,6 +768,7 @@ static int cmd_residency(uint32_t pid, uint64_t addr, uint64_t len, bool per64k)
 	struct residency_req q = { .pid = pid, .addr = addr, .len = len };
 	uint64_t resident[UVM_MAX_GPUS + 1] = { 0 }, mapped[UVM_MAX_GPUS + 1] = { 0 };
 	uint64_t none = 0, dup = 0, i, per, col = 0;
+	char proc[UVM_PROCESSOR_NAME_MAX];
 	struct residency r = { .addr = addr };
 	long ps = sysconf(_SC_PAGESIZE);
 	uint32_t p;
@@ -839,12 +807,14 @@ static int cmd_residency(uint32_t pid, uint64_t addr, uint64_t len, bool per64k)
 			       (uint64_t)r.pages[i].mapped_write,
 			       (uint64_t)r.pages[i].mapped_atomic);
 		printf("], \"totals\": {\"nowhere\": %" PRIu64 ", \"duplicated\": %" PRIu64
-		       ", \"resident\": {\"cpu\": %" PRIu64, none, dup, resident[0]);
-		for (p = 1; p <= r.ngpus; p++)
-			printf(", \"gpu%u\": %" PRIu64, p - 1, resident[p]);
-		printf("}, \"mapped\": {\"cpu\": %" PRIu64, mapped[0]);
-		for (p = 1; p <= r.ngpus; p++)
-			printf(", \"gpu%u\": %" PRIu64, p - 1, mapped[p]);
+		       ", \"resident\": {", none, dup);
+		for (p = 0; p <= r.ngpus; p++)
+			printf("%s\"%s\": %" PRIu64, p ? ", " : "", uvm_processor_name(p, proc),
+			       resident[p]);
+		printf("}, \"mapped\": {");
+		for (p = 0; p <= r.ngpus; p++)
+			printf("%s\"%s\": %" PRIu64, p ? ", " : "", uvm_processor_name(p, proc),
+			       mapped[p]);
 		printf("}}}\n");
 		free(r.pages);
 		return 0;
