@@ -11,8 +11,15 @@
 #ifndef _UVM_COMPAT_H_
 #define _UVM_COMPAT_H_
 
+#include <linux/memremap.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#ifdef UVM_HAVE_TASK_EXEC_STATE
+#include <linux/sched/exec_state.h>
+#endif
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #ifdef UVM_HAVE_LINUX_UNALIGNED_H
@@ -103,6 +110,46 @@ static inline void uvm_shrinker_destroy(struct shrinker *s)
 }
 
 #if UVM_HMM_MIGRATION
+/* The pagemap of a ZONE_DEVICE page (a folio field on newer kernels). */
+static inline struct dev_pagemap *uvm_page_pgmap(const struct page *page)
+{
+#ifdef UVM_HAVE_PAGE_PGMAP
+	return page_pgmap(page);
+#else
+	return page->pgmap;
+#endif
+}
+
+/*
+ * Hand out a free device-private page of @pgmap as an order-0 folio: its
+ * refcount 1, locked, a reference on the pagemap taken.
+ */
+static inline void uvm_zone_device_page_init(struct page *page, struct dev_pagemap *pgmap)
+{
+#ifdef UVM_HAVE_ZONE_DEVICE_PAGE_INIT_PGMAP
+	zone_device_page_init(page, pgmap, 0);
+#else
+	zone_device_page_init(page);
+#endif
+}
+
+/*
+ * dev_pagemap_ops' free callback: per folio on newer kernels, per page
+ * before.  UVM_DEFINE_PGMAP_FREE(name, fn) defines @name, the callback of
+ * the kernel's type, calling void fn(struct page *) with the (head) page;
+ * UVM_PGMAP_FREE_OP(name) is its initializer in struct dev_pagemap_ops.
+ * Only order-0 device folios are handed out (uvm_zone_device_page_init()).
+ */
+#ifdef UVM_HAVE_PGMAP_FOLIO_FREE
+#define UVM_DEFINE_PGMAP_FREE(name, fn) \
+	static void name(struct folio *folio) { fn(&folio->page); }
+#define UVM_PGMAP_FREE_OP(name)	.folio_free = (name)
+#else
+#define UVM_DEFINE_PGMAP_FREE(name, fn) \
+	static void name(struct page *page) { fn(page); }
+#define UVM_PGMAP_FREE_OP(name)	.page_free = (name)
+#endif
+
 /* The page a CPU fault holds a reference to (6.1+ count it as expected). */
 static inline void uvm_migrate_vma_set_fault_page(struct migrate_vma *args,
 						  struct page *page)
@@ -126,8 +173,28 @@ static inline int uvm_zap_range(struct vm_area_struct *vma, unsigned long start,
 #elif defined(UVM_HAVE_ZAP_PAGE_RANGE_SINGLE)
 	zap_page_range_single(vma, start, size, NULL);
 	return 0;
+#elif defined(UVM_HAVE_ZAP_VMA_RANGE)
+	zap_vma_range(vma, start, size);
+	return 0;
 #else
 	return -EOPNOTSUPP;
+#endif
+}
+
+/*
+ * Is @task's process dumpable by its owner (SUID_DUMP_USER), the rule
+ * /proc/PID/maps and ptrace apply before showing a process to another one
+ * of its user?  Newer kernels keep it in the task's exec state, older ones
+ * in @mm's flags (@mm: the process's mm, or NULL when there is none).
+ *
+ * Context: RCU read lock held (@task from pid_task()).
+ */
+static inline bool uvm_task_dumpable(struct task_struct *task, struct mm_struct *mm)
+{
+#ifdef UVM_HAVE_TASK_EXEC_STATE
+	return READ_ONCE(rcu_dereference(task->exec_state)->dumpable) == TASK_DUMPABLE_OWNER;
+#else
+	return mm && get_dumpable(mm) == SUID_DUMP_USER;
 #endif
 }
 

@@ -12,7 +12,11 @@
  * can lock without waiting (a block being serviced or copied is in flight
  * and skipped; device memory is never on the list), moves the pages only
  * resident there to system memory, drops the GPU's other copies and frees
- * the chunk.  When every chunk that could be evicted was in flight (its
+ * the chunk.  When no block gives memory back, the device-private pages of
+ * pageable memory on that GPU go back to system memory, a chunk at a time
+ * (uvm_hmm_devmem_evict_gpu()), so that managed and device memory can
+ * always take vidmem that pageable migrations filled.  When every chunk
+ * that could be evicted was in flight (its
  * block or VA space locked, its process exiting), the operation waits a
  * little and tries again, about a second at most
  * (uvm_evict_retry()).  When nothing can be evicted the operation
@@ -30,13 +34,16 @@
  *
  * Locking: called with no block lock held; takes uvm_pmm.lock (leaf) to
  * walk the LRU list, one block lock (trylock) and, for another VA space,
- * that VA space's lock (trylock).
+ * that VA space's lock (trylock); falling back to pageable memory, the
+ * mmap lock of the chunk's owner for write (trylock: see
+ * uvm_hmm_chunk_lock_owner_mm()).
  */
 #include <linux/delay.h>
 #include <linux/sched/signal.h>
 
 #include "uvm_evict.h"
 #include "uvm_gpu.h"
+#include "uvm_hmm_devmem.h"
 #include "uvm_va_block.h"
 #include "uvm_va_space.h"
 
@@ -116,7 +123,7 @@ bool uvm_evict_gpu(struct uvm_gpu *gpu, struct uvm_va_space *held,
 		chunk = list_first_entry_or_null(&pmm->lru, struct uvm_pmm_chunk, lru);
 		if (!chunk) {
 			spin_unlock(&pmm->lock);
-			return false;
+			break;
 		}
 		/* Whatever happens, try the next one next. */
 		list_move_tail(&chunk->lru, &pmm->lru);
@@ -137,6 +144,11 @@ bool uvm_evict_gpu(struct uvm_gpu *gpu, struct uvm_va_space *held,
 			uvm_gpu_count_event(gpu, UVM_GPU_EVICTIONS, 1);
 			return true;
 		}
+	}
+	/* no managed block gave memory back: pageable memory's device pages */
+	if (uvm_hmm_devmem_evict_gpu(gpu)) {
+		uvm_gpu_count_event(gpu, UVM_GPU_EVICTIONS, 1);
+		return true;
 	}
 	if (busy)
 		*busy = skipped;

@@ -5,8 +5,9 @@
  * Run with vidmem_mb=8 (four 2 MiB chunks per GPU).  Pageable memory larger
  * than vidmem is written and read by GPUs: the oldest chunks are evicted to
  * system memory to make room, pages that find no room stay in system memory
- * and are mapped there, and no byte is ever lost.  Needs device-private
- * memory (the debug kernel); SKIPs elsewhere.
+ * and are mapped there, and no byte is ever lost; managed memory and VMM
+ * allocations take vidmem back from them.  Needs device-private memory (the debug
+ * kernels, Debian's 7.3); SKIPs elsewhere.
  */
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -122,6 +123,71 @@ TEST_F_TIMEOUT(evict, prefetch_beyond_vidmem, 300)
 	free(out);
 	free(ref);
 	munmap(p, len);
+}
+
+/*
+ * Vidmem full of pageable memory's device pages: a GPU's writes to managed
+ * memory of the same size evict them (no fatal fault), and both keep their
+ * bytes.
+ */
+TEST_F_TIMEOUT(evict, managed_evicts_pageable, 300)
+{
+	uint64_t len = self->vidmem, npages = len / self->ps;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE);
+	uint8_t *m = uvm_mmap_block_aligned(&self->dev, len), *ref = malloc(len);
+	struct uvm_test_gpu_op op;
+	long before, after;
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_NE(NULL, ref);
+	uvm_random_fill(ref, len, 21);
+	memcpy(p, ref, len);
+	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, p, len, UVM_LOC_GPU(0)));
+	before = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
+	TH_LOG("%ld of %llu pageable pages on GPU 0", before, (unsigned long long)npages);
+	ASSERT_LT((long)(npages / 2), before);
+	op = uvm_op_pattern(m, len, 31);
+	ASSERT_EQ(0, uvm_launch(self->dev.fd, 0, 8, &op, 1, NULL));
+	after = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
+	TH_LOG("%ld pageable pages on GPU 0 after the managed writes", after);
+	ASSERT_GT(before, after);
+	ASSERT_GE(self->vidmem, uvm_vidmem_used(self->dev.fd, 0));
+	ASSERT_EQ(-1, uvm_pattern_mismatch(m, len, 31));
+	ASSERT_EQ(-1, uvm_memcmp_at(p, ref, len));
+	free(ref);
+	ASSERT_EQ(0, munmap(m, len));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_EQ(self->used0, uvm_vidmem_wait(self->dev.fd, 0, self->used0));
+}
+
+/*
+ * Vidmem full of pageable memory's device pages: a VMM allocation
+ * (MEM_CREATE) of half of it evicts them, and they keep their bytes.
+ */
+TEST_F_TIMEOUT(evict, vmm_evicts_pageable, 300)
+{
+	uint64_t len = self->vidmem, npages = len / self->ps, handle;
+	uint8_t *p = uvm_mmap_anon_aligned(len, PROT_READ | PROT_WRITE), *ref = malloc(len);
+	long before, after;
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_NE(NULL, ref);
+	uvm_random_fill(ref, len, 23);
+	memcpy(p, ref, len);
+	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, p, len, UVM_LOC_GPU(0)));
+	before = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
+	ASSERT_LT((long)(npages / 2), before);
+	ASSERT_EQ(0, uvm_mem_create(self->dev.fd, len / 2, UVM_LOC_GPU(0), 0, &handle));
+	after = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
+	TH_LOG("%ld pageable pages on GPU 0 before MEM_CREATE, %ld after", before, after);
+	ASSERT_GE((long)(npages / 2), after);
+	ASSERT_GE(self->vidmem, uvm_vidmem_used(self->dev.fd, 0));
+	ASSERT_EQ(-1, uvm_memcmp_at(p, ref, len));
+	free(ref);
+	ASSERT_EQ(0, uvm_mem_release(self->dev.fd, handle));
+	ASSERT_EQ(0, munmap(p, len));
+	ASSERT_EQ(self->used0, uvm_vidmem_wait(self->dev.fd, 0, self->used0));
 }
 
 /* Another VA space's pages are evicted to make room, and keep their bytes */

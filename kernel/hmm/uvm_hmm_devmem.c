@@ -146,7 +146,7 @@ bool uvm_hmm_devmem_page_addr(struct page *page, struct uvm_gpu_address *addr)
 	struct uvm_hmm_chunk *chunk;
 
 	if (!is_device_private_page(page) ||
-	    page->pgmap->owner != uvm_hmm_devmem_owner())
+	    uvm_page_pgmap(page)->owner != uvm_hmm_devmem_owner())
 		return false;
 	chunk = page->zone_device_data;
 	*addr = (struct uvm_gpu_address){
@@ -225,7 +225,7 @@ static void uvm_hmm_chunk_unpin(struct uvm_hmm_chunk *chunk)
 }
 
 /**
- * uvm_hmm_page_free() - dev_pagemap_ops.page_free: a device page is free
+ * uvm_hmm_page_free() - the pagemap's free callback: a device page is free
  * @page:	the page, its last reference gone
  *
  * Its GPU mappings were revoked when its CPU PTE went (interval notifiers),
@@ -400,7 +400,7 @@ static struct page *uvm_hmm_devmem_take(struct uvm_hmm_migrate_ctx *mig)
 	spin_lock(&uvm_hmm_devmem_lock);
 	chunk->nresv--;
 	spin_unlock(&uvm_hmm_devmem_lock);
-	zone_device_page_init(page);
+	uvm_zone_device_page_init(page, &chunk->dm->pgmap);
 	return page;
 }
 
@@ -756,8 +756,10 @@ out_free_ce:
 	return ret;
 }
 
+UVM_DEFINE_PGMAP_FREE(uvm_hmm_pgmap_free, uvm_hmm_page_free)
+
 static const struct dev_pagemap_ops uvm_hmm_pgmap_ops = {
-	.page_free = uvm_hmm_page_free,
+	UVM_PGMAP_FREE_OP(uvm_hmm_pgmap_free),
 	.migrate_to_ram = uvm_hmm_migrate_to_ram,
 };
 
@@ -813,12 +815,19 @@ static void uvm_hmm_skip_dying(unsigned long *src, unsigned long npages)
 {
 	struct page *page;
 	unsigned long i;
+	bool charged;
 
 	if (mem_cgroup_disabled())
 		return;
 	for (i = 0; i < npages; i++) {
 		page = migrate_pfn_to_page(src[i]);
-		if (page && (src[i] & MIGRATE_PFN_MIGRATE) && !folio_memcg(page_folio(page)))
+		if (!page || !(src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		/* RCU: newer kernels reach the memcg through an objcg */
+		rcu_read_lock();
+		charged = folio_memcg(page_folio(page));
+		rcu_read_unlock();
+		if (!charged)
 			src[i] &= ~MIGRATE_PFN_MIGRATE;
 	}
 }
@@ -941,14 +950,17 @@ static int uvm_hmm_chunk_evict(struct uvm_hmm_chunk *chunk, bool force)
  * @dm:		the GPU's device memory
  *
  * Evicts the oldest chunk that no migration is filling right now and whose
- * pages can all be reached under their owner's lock.
+ * pages can all be reached under their owner's lock; it goes to the end of
+ * the list whatever happens, so the next call tries the next one.
  *
- * Return: true when a chunk was evicted (its vidmem is free unless some of
- * its pages were busy).
+ * Return: 0 when the chunk's vidmem was freed, -EBUSY when some of its
+ * pages stayed (busy, or its owner's mmap lock was taken), -ENOENT when no
+ * chunk could be tried.
  */
-static bool uvm_hmm_devmem_evict_one(struct uvm_hmm_devmem *dm)
+static int uvm_hmm_devmem_evict_one(struct uvm_hmm_devmem *dm)
 {
 	struct uvm_hmm_chunk *chunk, *victim = NULL;
+	bool freed;
 
 	spin_lock(&uvm_hmm_devmem_lock);
 	list_for_each_entry(chunk, &dm->chunks, dm_node) {
@@ -961,10 +973,44 @@ static bool uvm_hmm_devmem_evict_one(struct uvm_hmm_devmem *dm)
 	}
 	spin_unlock(&uvm_hmm_devmem_lock);
 	if (!victim)
-		return false;
+		return -ENOENT;
 	uvm_hmm_chunk_evict(victim, false);
+	spin_lock(&uvm_hmm_devmem_lock);
+	freed = !victim->nbusy;		/* then unpinning frees it */
+	spin_unlock(&uvm_hmm_devmem_lock);
 	uvm_hmm_chunk_unpin(victim);
-	return true;
+	return freed ? 0 : -EBUSY;
+}
+
+/**
+ * uvm_hmm_devmem_evict_gpu() - give a full GPU's memory to another use
+ * @gpu:	the GPU
+ *
+ * For the eviction of managed memory (uvm_evict_gpu()) when no managed
+ * block gives vidmem back: the device pages of pageable memory return to
+ * system memory, one chunk, as for a full GPU's own pageable migrations
+ * (up to UVM_HMM_EVICT_TRIES chunks are tried).  The chunks of a process
+ * whose mmap lock is held stay, the caller's own included when it holds
+ * it (an mmap() of device memory).
+ *
+ * Context: process, no spinlock held; may sleep, never waits for an mmap
+ * lock (a VA space lock may be held).
+ * Return: true when a chunk's vidmem was freed.
+ */
+bool uvm_hmm_devmem_evict_gpu(struct uvm_gpu *gpu)
+{
+	struct uvm_hmm_devmem *dm = uvm_hmm_devmems[gpu->index];
+	int ret = -ENOENT;
+	u32 tries;
+
+	if (!dm)
+		return false;
+	for (tries = 0; tries < UVM_HMM_EVICT_TRIES; tries++) {
+		ret = uvm_hmm_devmem_evict_one(dm);
+		if (ret != -EBUSY)
+			break;
+	}
+	return !ret;
 }
 
 /**
@@ -989,7 +1035,7 @@ static struct uvm_hmm_chunk *uvm_hmm_chunk_alloc(struct uvm_hmm_devmem *dm)
 		ret = uvm_hmm_should_fail() ? -ENOMEM :
 		      uvm_pmm_alloc_chunk(dm->gpu, &chunk->addr);
 		if (ret != -ENOMEM || tries == UVM_HMM_EVICT_TRIES ||
-		    !uvm_hmm_devmem_evict_one(dm))
+		    uvm_hmm_devmem_evict_one(dm) == -ENOENT)
 			break;
 	}
 	if (ret) {

@@ -58,6 +58,7 @@ int uvm_hmm_devmem_to_ram(struct uvm_hmm_migrate_ctx *mig,
 			  struct vm_area_struct *vma, u64 start, u64 end,
 			  int nid, u32 *migrated);
 void uvm_hmm_devmem_evict_va_space(struct uvm_va_space *va_space);
+bool uvm_hmm_devmem_evict_gpu(struct uvm_gpu *gpu);
 
 #else /* !UVM_HMM_MIGRATION: pageable memory is only mirrored */
 
@@ -111,6 +112,11 @@ static inline int uvm_hmm_devmem_to_ram(struct uvm_hmm_migrate_ctx *mig,
 
 static inline void uvm_hmm_devmem_evict_va_space(struct uvm_va_space *va_space)
 {
+}
+
+static inline bool uvm_hmm_devmem_evict_gpu(struct uvm_gpu *gpu)
+{
+	return false;
 }
 
 #endif /* UVM_HMM_MIGRATION */

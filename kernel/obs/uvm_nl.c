@@ -43,7 +43,6 @@
 #include <linux/file.h>
 #include <linux/net.h>
 #include <linux/pid_namespace.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -155,12 +154,11 @@ static bool uvm_nl_creds_see(const struct cred *reader, const struct uvm_va_spac
 	struct task_struct *task;
 	bool sees = false;
 
-	if (!uid_eq(reader->euid, va_space->uid) ||
-	    get_dumpable(va_space->mm) != SUID_DUMP_USER)
+	if (!uid_eq(reader->euid, va_space->uid))
 		return false;
 	rcu_read_lock();
 	task = pid_task(va_space->pid, PIDTYPE_TGID);
-	if (task) {
+	if (task && uvm_task_dumpable(task, va_space->mm)) {
 		owner = __task_cred(task);
 		sees = uid_eq(reader->fsuid, owner->euid) && uid_eq(reader->fsuid, owner->suid) &&
 		       uid_eq(reader->fsuid, owner->uid) && gid_eq(reader->fsgid, owner->egid) &&
