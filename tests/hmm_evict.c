@@ -63,6 +63,17 @@ static long gpu_resident_pages(int fd, const void *p, uint64_t npages, uint64_t 
 	return n;
 }
 
+/*
+ * Fill @ref and the pageable memory at @p with the same @len random bytes
+ * (@seed), then prefetch @p to GPU 0.  Return: the prefetch's result.
+ */
+static int fill_and_prefetch(int fd, uint8_t *p, uint8_t *ref, uint64_t len, uint64_t seed)
+{
+	uvm_random_fill(ref, len, seed);
+	memcpy(p, ref, len);
+	return uvm_prefetch(fd, p, len, UVM_LOC_GPU(0));
+}
+
 /* Three times vidmem written by a GPU: all of it correct, vidmem never exceeded */
 TEST_F_TIMEOUT(evict, write_three_times_vidmem, 300)
 {
@@ -113,9 +124,7 @@ TEST_F_TIMEOUT(evict, prefetch_beyond_vidmem, 300)
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_NE(NULL, out);
 	ASSERT_NE(NULL, ref);
-	uvm_random_fill(ref, len, 11);
-	memcpy(p, ref, len);
-	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, p, len, UVM_LOC_GPU(0)));
+	ASSERT_EQ(0, fill_and_prefetch(self->dev.fd, p, ref, len, 11));
 	ASSERT_LT(0, gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0));
 	ASSERT_EQ(0, uvm_gpu_read(self->dev.fd, 0, p, len, out, &faults));
 	ASSERT_EQ(-1, uvm_memcmp_at(out, ref, len));
@@ -141,9 +150,7 @@ TEST_F_TIMEOUT(evict, managed_evicts_pageable, 300)
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_NE(MAP_FAILED, m);
 	ASSERT_NE(NULL, ref);
-	uvm_random_fill(ref, len, 21);
-	memcpy(p, ref, len);
-	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, p, len, UVM_LOC_GPU(0)));
+	ASSERT_EQ(0, fill_and_prefetch(self->dev.fd, p, ref, len, 21));
 	before = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
 	TH_LOG("%ld of %llu pageable pages on GPU 0", before, (unsigned long long)npages);
 	ASSERT_LT((long)(npages / 2), before);
@@ -173,9 +180,7 @@ TEST_F_TIMEOUT(evict, vmm_evicts_pageable, 300)
 
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_NE(NULL, ref);
-	uvm_random_fill(ref, len, 23);
-	memcpy(p, ref, len);
-	ASSERT_EQ(0, uvm_prefetch(self->dev.fd, p, len, UVM_LOC_GPU(0)));
+	ASSERT_EQ(0, fill_and_prefetch(self->dev.fd, p, ref, len, 23));
 	before = gpu_resident_pages(self->dev.fd, p, npages, self->ps, 0);
 	ASSERT_LT((long)(npages / 2), before);
 	ASSERT_EQ(0, uvm_mem_create(self->dev.fd, len / 2, UVM_LOC_GPU(0), 0, &handle));
